@@ -1,0 +1,109 @@
+/**
+ * One error class per condition, each with a fixed `name`, a stable `code`
+ * and, where there is one, a `cause`. `RpcError` is the only class that
+ * carries an error the peer sent; every other class is a local failure.
+ */
+import type { JsonRpcErrorObject, RequestId } from './jsonrpc.ts';
+
+export abstract class McpActorsError extends Error {
+  abstract readonly code: string;
+}
+
+/** A JSON-RPC error object returned by the peer. */
+export class RpcError extends McpActorsError {
+  override readonly name = 'RpcError';
+  readonly code = 'rpc_error';
+  readonly rpcCode: number;
+  readonly data: unknown;
+  constructor(error: JsonRpcErrorObject, readonly method?: string) {
+    super(`${method ? `${method}: ` : ''}${error.message} (${error.code})`);
+    this.rpcCode = error.code;
+    this.data = error.data;
+  }
+}
+
+export class RequestTimeoutError extends McpActorsError {
+  override readonly name = 'RequestTimeoutError';
+  readonly code = 'request_timeout';
+  constructor(readonly method: string, readonly timeoutMs: number) {
+    super(`${method} got no response within ${timeoutMs} ms`);
+  }
+}
+
+export class RequestAbortedError extends McpActorsError {
+  override readonly name = 'RequestAbortedError';
+  readonly code = 'request_aborted';
+  constructor(readonly method: string, options?: { cause?: unknown }) {
+    super(`${method} was aborted`, options);
+  }
+}
+
+/** Requests made while the connection is not ready fail fast with this. */
+export class NotConnectedError extends McpActorsError {
+  override readonly name = 'NotConnectedError';
+  readonly code = 'not_connected';
+  constructor(readonly state: string, readonly method?: string) {
+    super(`${method ?? 'request'} refused: the connection is ${state}`);
+  }
+}
+
+/** The connection dropped while a request was waiting for its response. */
+export class ConnectionLostError extends McpActorsError {
+  override readonly name = 'ConnectionLostError';
+  readonly code = 'connection_lost';
+  constructor(readonly method: string, options?: { cause?: unknown }) {
+    super(`${method} lost its connection before a response arrived`, options);
+  }
+}
+
+/** An HTTP response stream for one request ended without a JSON-RPC response. */
+export class StreamEndedError extends McpActorsError {
+  override readonly name = 'StreamEndedError';
+  readonly code = 'stream_ended';
+  constructor(readonly requestId: RequestId, options?: { cause?: unknown }) {
+    super(`the response stream for request ${String(requestId)} ended without a response`, options);
+  }
+}
+
+/** The server answered an HTTP request with a non-success status. */
+export class HttpStatusError extends McpActorsError {
+  override readonly name = 'HttpStatusError';
+  readonly code = 'http_status';
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    /** The JSON-RPC error in the body, when the body held one. */
+    readonly rpcError?: JsonRpcErrorObject,
+  ) {
+    super(`HTTP ${status} ${statusText}${rpcError ? `: ${rpcError.message} (${rpcError.code})` : ''}`);
+  }
+}
+
+/** The transport could not be opened: a command that does not start, an unreachable URL. */
+export class TransportStartError extends McpActorsError {
+  override readonly name = 'TransportStartError';
+  readonly code = 'transport_start_failed';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Neither era could be negotiated, or the pinned era is not what the server speaks. */
+export class NegotiationError extends McpActorsError {
+  override readonly name = 'NegotiationError';
+  readonly code = 'negotiation_failed';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** An operation that belongs to the other era: `listen` on legacy, listeners on modern. */
+export class WrongEraError extends McpActorsError {
+  override readonly name = 'WrongEraError';
+  readonly code: 'use_listen' | 'use_subscribe_notifications';
+  constructor(readonly era: 'legacy' | 'modern', operation: string) {
+    const hint = era === 'legacy' ? 'subscribeNotifications' : 'listen';
+    super(`${operation} is not available on a ${era}-era connection: use ${hint}`);
+    this.code = era === 'legacy' ? 'use_subscribe_notifications' : 'use_listen';
+  }
+}

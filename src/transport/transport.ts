@@ -1,0 +1,52 @@
+/**
+ * The one small interface every client transport implements. A transport
+ * moves frames; it knows nothing of requests, eras or lifecycles beyond the
+ * protocol it is told to speak. A new instance is made for every connection
+ * attempt, so a transport is started once and closed once.
+ */
+import type { ClassifiedFrame, JsonRpcMessage, RequestId } from '../protocol/jsonrpc.ts';
+import type { StreamEndedError } from '../protocol/errors.ts';
+import type { Era } from '../protocol/versions.ts';
+
+/** Frames above this many characters are refused with a FrameError (`oversized`). */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+export type TransportKind = 'stdio' | 'http' | 'custom';
+
+/** Why a transport stopped. */
+export type TransportClosedInfo =
+  | { type: 'exited'; code: number | null; signal: string | null }
+  | { type: 'ended' }
+  | { type: 'failed'; cause: unknown }
+  | { type: 'closed_locally' };
+
+export interface TransportEvents {
+  /** One inbound frame, classified; `invalid` frames are reported here too and never end the transport. */
+  frame(frame: ClassifiedFrame): void;
+  /** A request's own response stream ended without a response (HTTP, one stream per request). */
+  requestStreamEnded(id: RequestId, error: StreamEndedError): void;
+  /** The transport is gone for good. Called at most once, and not after `close()` resolved. */
+  closed(info: TransportClosedInfo): void;
+  /** Trouble that does not end the transport (a failed GET stream, a stray write error). */
+  error(error: Error): void;
+}
+
+export interface ClientTransport {
+  readonly kind: TransportKind;
+  /** Opens the channel; rejects with TransportStartError when it cannot. */
+  start(events: TransportEvents): Promise<void>;
+  /** Sends one message; rejects (HttpStatusError, a network error) when it cannot be delivered. */
+  send(message: JsonRpcMessage): Promise<void>;
+  /**
+   * Ends the response stream of one in-flight request from this side, on
+   * transports that give each request its own stream. Returns false where
+   * there is none (stdio), so the caller sends `notifications/cancelled`.
+   */
+  abortRequest(id: RequestId): boolean;
+  /** The negotiated protocol, for transports whose framing depends on it (HTTP headers, sessions). */
+  setProtocol(protocol: { era: Era; version: string }): void;
+  close(): Promise<void>;
+}
+
+/** Makes a fresh transport for each connection attempt. */
+export type TransportFactory = () => ClientTransport;
