@@ -1,0 +1,68 @@
+/**
+ * The seams between the client connection and the actors that build on it
+ * (listen streams, legacy listeners, the cache). The connection implements
+ * these; the actors' I/O bridges in src/ call them. Nothing here is public API.
+ */
+import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
+import type { NotificationFilter } from '../protocol/filter.ts';
+import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
+import type { RpcError } from '../protocol/errors.ts';
+import type { Era } from '../protocol/versions.ts';
+
+/** Lifecycle facts the connection broadcasts to every actor that depends on it. */
+export type ConnectionLifecycleEvent =
+  /** Negotiated (first time or after a reconnect); `generation` grows by one per successful negotiation. */
+  | { type: 'connection.ready'; era: Era; generation: number }
+  /** The transport dropped; the connection is reconnecting. */
+  | { type: 'connection.lost'; cause: unknown }
+  /** A reconnect negotiated the other era. Sent before the matching `connection.ready`. */
+  | { type: 'connection.era_changed'; from: Era; to: Era }
+  /** The connection ended for good. */
+  | { type: 'connection.closed'; reason: ConnectionClosedReason };
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's default request timeout; `Infinity` disables it. */
+  timeoutMs?: number;
+  onProgress?: (progress: JsonObject) => void;
+}
+
+/** Sends requests on the current connection; fails fast with NotConnectedError when it is not ready. */
+export interface RequestPort {
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject>;
+  readonly era: Era | undefined;
+  readonly serverCapabilities: JsonObject | undefined;
+}
+
+/** What the peer sends for one `subscriptions/listen` stream. */
+export interface ListenHandlers {
+  acknowledged(honored: NotificationFilter): void;
+  /** A notification tagged with this stream's id (not the acknowledgment). */
+  notification(method: string, params: JsonObject): void;
+  /** The server answered the listen request: a graceful end. */
+  result(result: JsonObject): void;
+  /** The server answered with an error. */
+  error(error: RpcError): void;
+  /** The server sent `notifications/cancelled` for the listen request. */
+  cancelled(reason: string | undefined): void;
+  /** The stream ended with no answer (an HTTP response stream closed, the transport dropped). */
+  ended(cause: unknown): void;
+}
+
+export interface ListenHandle {
+  /** Cancels on the wire (stdio: `notifications/cancelled`; HTTP: aborts the response stream) and drops the route. Idempotent. */
+  cancel(): void;
+  /** Drops the route without telling the peer (the stream is already over). Idempotent. */
+  release(): void;
+}
+
+export interface ListenPort extends RequestPort {
+  /**
+   * Sends `subscriptions/listen` under `id` (no request timeout applies) and
+   * routes everything the peer sends for that id to `handlers`, ahead of any
+   * fallback notification handler.
+   */
+  openListen(id: RequestId, filter: NotificationFilter, handlers: ListenHandlers): ListenHandle;
+  /** A fresh id for a new stream; a reopened stream keeps its first id. */
+  nextRequestId(): RequestId;
+}
