@@ -3,7 +3,7 @@
  * and, where there is one, a `cause`. `RpcError` is the only class that
  * carries an error the peer sent; every other class is a local failure.
  */
-import type { JsonRpcErrorObject, RequestId } from './jsonrpc.ts';
+import type { JsonRpcErrorObject, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 
 export abstract class McpActorsError extends Error {
   abstract readonly code: string;
@@ -105,5 +105,14 @@ export class WrongEraError extends McpActorsError {
     const hint = era === 'legacy' ? 'subscribeNotifications' : 'listen';
     super(`${operation} is not available on a ${era}-era connection: use ${hint}`);
     this.code = era === 'legacy' ? 'use_subscribe_notifications' : 'use_listen';
+  }
+}
+
+/** A response whose id matches no pending request; it is reported and otherwise ignored. */
+export class UnexpectedResponseError extends McpActorsError {
+  override readonly name = 'UnexpectedResponseError';
+  readonly code = 'unexpected_response';
+  constructor(readonly response: JsonRpcResponse) {
+    super(`response for id ${JSON.stringify(response.id)} matches no pending request`);
   }
 }

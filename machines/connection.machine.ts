@@ -1,0 +1,246 @@
+/**
+ * The client connection's lifecycle: connecting, negotiating the era, ready
+ * in one era, reconnecting with bounded jittered backoff, and closed with a
+ * typed reason. The transport and the negotiation are invoked actors that
+ * src/client provides; this machine only decides what happens next.
+ *
+ * Lifecycle facts other actors depend on are emitted (`connection.ready`,
+ * `connection.lost`, `connection.reconnecting`, `connection.era_changed`,
+ * `connection.closed`), so listeners, streams and the cache react to one
+ * source of truth.
+ */
+import { assign, emit, fromCallback, fromPromise, setup } from 'xstate';
+import type { ConnectionClosedReason } from './closed-reason.ts';
+import type { Era } from './era.ts';
+
+export interface Backoff {
+  /** Attempts after the connection was lost before giving up. */
+  maxAttempts: number;
+  /** The delay before the first attempt; doubles per attempt. */
+  baseDelayMs: number;
+  /** No delay exceeds this, jitter included. */
+  maxDelayMs: number;
+}
+
+/** Documented defaults: 5 attempts, 250 ms doubling, capped at 10 s. */
+export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
+
+/** Full-jitter exponential backoff: uniform in [half, all] of the capped exponential delay. */
+export function backoffDelay(attempt: number, backoff: Backoff, random: number): number {
+  const exponential = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(exponential / 2 + (exponential / 2) * random);
+}
+
+/** What a successful negotiation learned about the peer. */
+export interface Negotiated {
+  era: Era;
+  protocolVersion: string;
+  capabilities: Record<string, unknown>;
+  serverInfo: Record<string, unknown> | undefined;
+  instructions: string | undefined;
+}
+
+export interface ConnectionInput {
+  /** `false` disables reconnection: a lost transport closes the connection. */
+  backoff: Backoff | false;
+  /** A number in [0, 1) for jitter; injected so tests are deterministic. */
+  random: () => number;
+}
+
+export interface ConnectionContext {
+  backoff: Backoff | false;
+  random: () => number;
+  /** Connection attempts since the transport was last lost (0 while connected). */
+  attempt: number;
+  nextDelayMs: number;
+  /** Successful negotiations so far; 0 until the first. */
+  generation: number;
+  negotiated: Negotiated | undefined;
+  /** Why the last attempt or the transport failed. */
+  lastCause: unknown;
+  closedReason: ConnectionClosedReason | undefined;
+}
+
+export type TransportNotice =
+  | { type: 'transport.opened' }
+  | { type: 'transport.failed'; cause: unknown };
+
+export type ConnectionEvent =
+  | { type: 'connect' }
+  | { type: 'disconnect' }
+  | { type: 'shutdown'; cause: unknown }
+  | TransportNotice;
+
+export type ConnectionEmitted =
+  | { type: 'connection.ready'; era: Era; generation: number; negotiated: Negotiated }
+  | { type: 'connection.lost'; cause: unknown }
+  | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
+  | { type: 'connection.era_changed'; from: Era; to: Era }
+  | { type: 'connection.failed'; cause: unknown }
+  | { type: 'connection.closed'; reason: ConnectionClosedReason };
+
+export const connectionMachine = setup({
+  types: {
+    context: {} as ConnectionContext,
+    events: {} as ConnectionEvent,
+    input: {} as ConnectionInput,
+    output: {} as ConnectionClosedReason,
+    emitted: {} as ConnectionEmitted,
+  },
+  actors: {
+    /** Opens a fresh transport; reports `transport.opened` / `transport.failed`; closes it on exit. */
+    transport: fromCallback<{ type: 'never' }, { attempt: number }>(() => () => {}),
+    /** Probes `server/discover` and falls back to `initialize`, as the era preference allows. */
+    negotiate: fromPromise<Negotiated, { generation: number }>(async () => {
+      throw new Error('negotiate is provided by src/client');
+    }),
+  },
+  guards: {
+    neverConnected: ({ context }) => context.generation === 0,
+    reconnectDisabled: ({ context }) => context.backoff === false,
+    attemptsExhausted: ({ context }) => context.backoff !== false && context.attempt >= context.backoff.maxAttempts,
+    wasReady: ({ context }) => context.attempt === 0,
+    eraChanged: ({ context, event }) =>
+      context.negotiated !== undefined && 'output' in event && (event.output as Negotiated).era !== context.negotiated.era,
+    legacy: ({ context }) => context.negotiated?.era === 'legacy',
+  },
+  delays: {
+    reconnectDelay: ({ context }) => context.nextDelayMs,
+  },
+  actions: {
+    rememberCause: assign({
+      lastCause: ({ event }) => ('cause' in event ? event.cause : 'error' in event ? event.error : undefined),
+    }),
+    recordNegotiated: assign({
+      negotiated: ({ event }) => (event as unknown as { output: Negotiated }).output,
+      generation: ({ context }) => context.generation + 1,
+      attempt: 0,
+    }),
+    announceEraChange: emit(({ context, event }) => ({
+      type: 'connection.era_changed' as const,
+      from: context.negotiated!.era,
+      to: (event as unknown as { output: Negotiated }).output.era,
+    })),
+    announceReady: emit(({ context }) => ({
+      type: 'connection.ready' as const,
+      era: context.negotiated!.era,
+      generation: context.generation,
+      negotiated: context.negotiated!,
+    })),
+    announceLost: emit(({ context }) => ({ type: 'connection.lost' as const, cause: context.lastCause })),
+    announceFailed: emit(({ context }) => ({ type: 'connection.failed' as const, cause: context.lastCause })),
+    planAttempt: assign(({ context }) => {
+      const attempt = context.attempt + 1;
+      const backoff = context.backoff === false ? DEFAULT_BACKOFF : context.backoff;
+      return { attempt, nextDelayMs: backoffDelay(attempt, backoff, context.random()) };
+    }),
+    announceReconnecting: emit(({ context }) => ({
+      type: 'connection.reconnecting' as const,
+      attempt: context.attempt,
+      delayMs: context.nextDelayMs,
+      cause: context.lastCause,
+    })),
+    closeAs: assign({
+      closedReason: (_, reason: ConnectionClosedReason) => reason,
+    }),
+    announceClosed: emit(({ context }) => ({ type: 'connection.closed' as const, reason: context.closedReason! })),
+  },
+}).createMachine({
+  id: 'connection',
+  context: ({ input }) => ({
+    backoff: input.backoff,
+    random: input.random,
+    attempt: 0,
+    nextDelayMs: 0,
+    generation: 0,
+    negotiated: undefined,
+    lastCause: undefined,
+    closedReason: undefined,
+  }),
+  initial: 'idle',
+  on: {
+    disconnect: { target: '.closed', actions: { type: 'closeAs', params: { type: 'disconnected' } } },
+    shutdown: {
+      target: '.closed',
+      actions: { type: 'closeAs', params: ({ event }) => ({ type: 'shutdown' as const, cause: event.cause }) },
+    },
+  },
+  states: {
+    idle: {
+      on: { connect: 'online' },
+    },
+    online: {
+      invoke: { src: 'transport', input: ({ context }) => ({ attempt: context.attempt }) },
+      initial: 'connecting',
+      on: {
+        'transport.failed': { target: 'offline', actions: 'rememberCause' },
+      },
+      states: {
+        connecting: {
+          on: { 'transport.opened': 'negotiating' },
+        },
+        negotiating: {
+          invoke: {
+            src: 'negotiate',
+            input: ({ context }) => ({ generation: context.generation }),
+            onDone: [
+              { guard: 'eraChanged', target: 'switchingEra', actions: ['announceEraChange', 'recordNegotiated'] },
+              { target: 'ready', actions: 'recordNegotiated' },
+            ],
+            onError: { target: '#connection.offline', actions: 'rememberCause' },
+          },
+        },
+        /** A reconnect negotiated the other era; announced before `ready`. */
+        switchingEra: {
+          always: 'ready',
+        },
+        ready: {
+          entry: 'announceReady',
+          initial: 'choosing',
+          states: {
+            choosing: { always: [{ guard: 'legacy', target: 'legacy' }, { target: 'modern' }] },
+            legacy: {},
+            modern: {},
+          },
+        },
+      },
+    },
+    /** The transport failed or could not be opened: retry, give up, or report a failed first connect. */
+    offline: {
+      always: [
+        { guard: 'neverConnected', target: 'idle', actions: 'announceFailed' },
+        {
+          guard: 'reconnectDisabled',
+          target: 'closed',
+          actions: [
+            'announceLost',
+            { type: 'closeAs', params: ({ context }) => ({ type: 'transport_closed' as const, cause: context.lastCause }) },
+          ],
+        },
+        {
+          guard: 'attemptsExhausted',
+          target: 'closed',
+          actions: {
+            type: 'closeAs',
+            params: ({ context }) => ({
+              type: 'reconnect_exhausted' as const,
+              cause: context.lastCause,
+              attempts: context.attempt,
+            }),
+          },
+        },
+        { guard: 'wasReady', target: 'reconnecting', actions: 'announceLost' },
+        { target: 'reconnecting' },
+      ],
+    },
+    reconnecting: {
+      entry: ['planAttempt', 'announceReconnecting'],
+      after: { reconnectDelay: 'online' },
+    },
+    closed: {
+      type: 'final',
+      entry: 'announceClosed',
+    },
+  },
+  output: ({ context }) => context.closedReason!,
+});

@@ -1,0 +1,171 @@
+/**
+ * The client facade: `createClient(options)` gives a connection to one MCP
+ * server in either era, with typed helpers, fallback notification handlers,
+ * lifecycle events and the underlying xstate actor for those who want it.
+ */
+import { toPromise } from 'xstate';
+import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { Era } from '../protocol/versions.ts';
+import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
+import type { NotificationHandler } from './inbound-router.ts';
+import type { RequestOptions } from './ports.ts';
+
+export type ClientOptions = ConnectionOptions;
+export type ClientEvent = ConnectionNotice;
+
+type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+const LIST_METHODS: Record<ListName, string> = {
+  tools: 'tools/list',
+  prompts: 'prompts/list',
+  resources: 'resources/list',
+  resourceTemplates: 'resources/templates/list',
+};
+
+/** Stops a server that hands out the same cursor forever. */
+const MAX_PAGES = 10_000;
+
+export class McpClient {
+  readonly connection: Connection;
+  /** Resolves once, with why the connection ended for good. */
+  readonly closed: Promise<ConnectionClosedReason>;
+
+  constructor(options: ClientOptions) {
+    this.connection = new Connection(options);
+    this.connection.actor.start();
+    this.closed = toPromise(this.connection.actor);
+  }
+
+  /** The connection actor (`machines/connection.machine.ts`), for inspection or `subscribe`. */
+  get actor() {
+    return this.connection.actor;
+  }
+
+  get era(): Era | undefined {
+    return this.connection.era;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.connection.negotiated?.protocolVersion;
+  }
+
+  get serverCapabilities(): JsonObject | undefined {
+    return this.connection.serverCapabilities;
+  }
+
+  get serverInfo(): Record<string, unknown> | undefined {
+    return this.connection.negotiated?.serverInfo;
+  }
+
+  get instructions(): string | undefined {
+    return this.connection.negotiated?.instructions;
+  }
+
+  /** The connection's state, e.g. `online.ready.modern` or `reconnecting`. */
+  get state(): string {
+    return this.connection.stateName();
+  }
+
+  /** Connects and negotiates; rejects with the cause when the first attempt fails. */
+  connect(): Promise<void> {
+    if (this.connection.ready) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const stop = this.connection.onNotice((notice) => {
+        if (notice.type === 'connection.ready') resolve();
+        else if (notice.type === 'connection.failed') reject(notice.cause);
+        else if (notice.type === 'connection.closed') reject(new Error(`connection closed: ${notice.reason.type}`));
+        else return;
+        stop();
+      });
+      this.connection.actor.send({ type: 'connect' });
+    });
+  }
+
+  /** Closes the connection (reason `disconnected`) and waits for the transport to close. */
+  async disconnect(): Promise<void> {
+    this.connection.actor.send({ type: 'disconnect' });
+    await this.connection.closing;
+  }
+
+  /** Closes the connection because its owner is stopping (reason `shutdown`). */
+  async shutdown(cause: unknown = 'client shutdown'): Promise<void> {
+    this.connection.actor.send({ type: 'shutdown', cause });
+    await this.connection.closing;
+  }
+
+  /** Subscribes to lifecycle events and non-fatal errors; returns the unsubscribe function. */
+  on(listener: (event: ClientEvent) => void): () => void {
+    return this.connection.onNotice(listener);
+  }
+
+  /** A fallback handler for notifications of one method (`*`: all) that no stream or call claimed. */
+  onNotification(method: string, handler: NotificationHandler): () => void {
+    return this.connection.router.onNotification(method, handler);
+  }
+
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    return this.connection.request(method, params, options);
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    return this.connection.notify(method, params);
+  }
+
+  listTools(options?: RequestOptions): Promise<JsonObject[]> {
+    return this.#listAll('tools', options);
+  }
+
+  listPrompts(options?: RequestOptions): Promise<JsonObject[]> {
+    return this.#listAll('prompts', options);
+  }
+
+  listResources(options?: RequestOptions): Promise<JsonObject[]> {
+    return this.#listAll('resources', options);
+  }
+
+  listResourceTemplates(options?: RequestOptions): Promise<JsonObject[]> {
+    return this.#listAll('resourceTemplates', options);
+  }
+
+  readResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
+    return this.request('resources/read', { uri }, options);
+  }
+
+  callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<JsonObject> {
+    return this.request('tools/call', { name, arguments: args }, options);
+  }
+
+  getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<JsonObject> {
+    return this.request('prompts/get', { name, arguments: args }, options);
+  }
+
+  /**
+   * Legacy era: one direct `resources/subscribe`. Not refcounted with
+   * notification listeners: the server keeps one subscription per URI per
+   * session, so `unsubscribeResource` also silences listeners on that URI.
+   */
+  subscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
+    return this.request('resources/subscribe', { uri }, options);
+  }
+
+  unsubscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
+    return this.request('resources/unsubscribe', { uri }, options);
+  }
+
+  /** Every page of a list, following `nextCursor` to the end. */
+  async #listAll(list: ListName, options?: RequestOptions): Promise<JsonObject[]> {
+    const items: JsonObject[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.request(LIST_METHODS[list], cursor === undefined ? {} : { cursor }, options);
+      items.push(...((result[list] as JsonObject[] | undefined) ?? []));
+      cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
+      if (cursor === undefined) return items;
+    }
+    throw new Error(`${LIST_METHODS[list]} returned more than ${MAX_PAGES} pages`);
+  }
+}
+
+export function createClient(options: ClientOptions): McpClient {
+  return new McpClient(options);
+}

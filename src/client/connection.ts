@@ -1,0 +1,321 @@
+/**
+ * The connection's I/O: it provides the connection machine's transport and
+ * negotiation actors, correlates requests with responses, and hands inbound
+ * frames to the router. Lifecycle decisions stay in the machine; this class
+ * only reads the machine's state (ready or not) and reports what happens.
+ */
+import { createActor, fromCallback, fromPromise, type Actor, type ActorOptions, type InspectionEvent, type Observer } from 'xstate';
+
+type Clock = NonNullable<ActorOptions<typeof connectionMachine>['clock']>;
+import {
+  connectionMachine,
+  DEFAULT_BACKOFF,
+  type Backoff,
+  type ConnectionEmitted,
+  type Negotiated,
+} from '../../machines/connection.machine.ts';
+import { ConnectionLostError, NotConnectedError, RpcError, StreamEndedError, UnexpectedResponseError } from '../protocol/errors.ts';
+import {
+  ErrorCode,
+  isFailure,
+  type ClassifiedFrame,
+  type JsonObject,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../protocol/jsonrpc.ts';
+import type { NotificationFilter } from '../protocol/filter.ts';
+import { type Era, type EraPreference, type Implementation } from '../protocol/versions.ts';
+import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../transport/transport.ts';
+import { InboundRouter } from './inbound-router.ts';
+import { DEFAULT_PROBE_TIMEOUT_MS, modernEnvelope, negotiate } from './negotiation.ts';
+import { PendingRequests } from './pending-requests.ts';
+import type { ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
+
+/** Documented default for every request except `subscriptions/listen`, which has no deadline. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+export interface ConnectionOptions {
+  transport: TransportFactory;
+  era?: EraPreference;
+  clientInfo?: Implementation;
+  capabilities?: JsonObject;
+  requestTimeoutMs?: number;
+  probeTimeoutMs?: number;
+  /** `false` disables reconnection; otherwise overrides parts of DEFAULT_BACKOFF. */
+  reconnect?: Partial<Backoff> | false;
+  /** Passed to every actor the client creates (e.g. `createBrowserInspector().inspect` or a WebSocket inspector). */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** For tests: drives the reconnect backoff. */
+  clock?: Clock;
+  random?: () => number;
+}
+
+/** Trouble that does not end the connection: a refused frame, an unmatched response, a throwing handler. */
+export type ConnectionProblem = { type: 'error'; error: Error };
+
+export type ConnectionNotice = ConnectionEmitted | ConnectionProblem;
+
+const describeClose = (info: TransportClosedInfo): Error => {
+  switch (info.type) {
+    case 'exited':
+      return new Error(`server process exited (${info.signal ? `signal ${info.signal}` : `code ${info.code}`})`);
+    case 'failed':
+      return info.cause instanceof Error ? info.cause : new Error(String(info.cause));
+    default:
+      return new Error(`transport ${info.type}`);
+  }
+};
+
+export class Connection implements ListenPort {
+  readonly actor: Actor<typeof connectionMachine>;
+  readonly router: InboundRouter;
+  readonly #options: Required<Pick<ConnectionOptions, 'era' | 'clientInfo' | 'capabilities' | 'requestTimeoutMs' | 'probeTimeoutMs'>>;
+  readonly #pending = new PendingRequests();
+  readonly #listeners = new Set<(notice: ConnectionNotice) => void>();
+  #transport: ClientTransport | undefined;
+  #negotiated: Negotiated | undefined;
+  #ready = false;
+  #closing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ConnectionOptions) {
+    this.#options = {
+      era: options.era ?? 'auto',
+      clientInfo: options.clientInfo ?? { name: 'mcp-actors', version: '0.1.0' },
+      capabilities: options.capabilities ?? {},
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+    };
+    this.router = new InboundRouter((error) => this.#report(error));
+    const machine = connectionMachine.provide({
+      actors: {
+        transport: fromCallback(({ sendBack }) => {
+          const transport = options.transport();
+          this.#transport = transport;
+          let open = true;
+          transport
+            .start({
+              frame: (frame) => open && this.#onFrame(frame),
+              requestStreamEnded: (id, error) => open && this.#onStreamEnded(id, error),
+              closed: (info) => open && sendBack({ type: 'transport.failed', cause: describeClose(info) }),
+              error: (error) => open && this.#report(error),
+            })
+            .then(
+              () => open && sendBack({ type: 'transport.opened' }),
+              (cause: unknown) => open && sendBack({ type: 'transport.failed', cause }),
+            );
+          return () => {
+            open = false;
+            this.#ready = false;
+            this.#transport = undefined;
+            this.#pending.failAll((method) => new ConnectionLostError(method));
+            this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
+          };
+        }),
+        negotiate: fromPromise(async () => {
+          const transport = this.#transport!;
+          return negotiate(
+            {
+              transportKind: transport.kind,
+              request: (method, params, timeoutMs) => this.#request(method, params, { timeoutMs }),
+              notify: (method, params) => this.#send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }),
+              setProtocol: (protocol) => transport.setProtocol(protocol),
+            },
+            this.#options,
+          );
+        }),
+      },
+    });
+    this.actor = createActor(machine, {
+      input: {
+        backoff: options.reconnect === false ? false : { ...DEFAULT_BACKOFF, ...options.reconnect },
+        random: options.random ?? Math.random,
+      },
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+    this.actor.on('*', (event) => {
+      if (event.type === 'connection.ready') {
+        this.#negotiated = event.negotiated;
+        this.#ready = true;
+      }
+      for (const listener of this.#listeners) listener(event);
+    });
+  }
+
+  get era(): Era | undefined {
+    return this.#negotiated?.era;
+  }
+
+  get negotiated(): Negotiated | undefined {
+    return this.#negotiated;
+  }
+
+  get serverCapabilities(): JsonObject | undefined {
+    return this.#negotiated?.capabilities;
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  get transportKind() {
+    return this.#transport?.kind;
+  }
+
+  /** Settles once the transport of the last connection attempt has closed. */
+  get closing(): Promise<void> {
+    return this.#closing;
+  }
+
+  onNotice(listener: (notice: ConnectionNotice) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  nextRequestId(): RequestId {
+    return this.#pending.nextId();
+  }
+
+  request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+    if (!this.#ready) return Promise.reject(new NotConnectedError(this.stateName(), method));
+    return this.#request(method, this.#withEnvelope(params), options).then(normalizeResultType);
+  }
+
+  async notify(method: string, params?: JsonObject): Promise<void> {
+    if (!this.#ready) throw new NotConnectedError(this.stateName(), method);
+    const withEnvelope = this.#withEnvelope(params);
+    await this.#send({ jsonrpc: '2.0', method, ...(withEnvelope ? { params: withEnvelope } : {}) });
+  }
+
+  openListen(id: RequestId, filter: NotificationFilter, handlers: ListenHandlers): ListenHandle {
+    this.router.streams.set(id, handlers);
+    const transport = this.#transport;
+    let open = true;
+    const release = () => {
+      if (open && this.router.streams.get(id) === handlers) this.router.streams.delete(id);
+      open = false;
+    };
+    if (!this.#ready || !transport) {
+      queueMicrotask(() => open && handlers.ended(new NotConnectedError(this.stateName(), 'subscriptions/listen')));
+    } else {
+      const params = this.#withEnvelope({ notifications: filter as JsonObject })!;
+      transport.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }).catch((error: unknown) => {
+        if (!open) return;
+        release();
+        const rpcError = (error as { rpcError?: ConstructorParameters<typeof RpcError>[0] }).rpcError;
+        if (rpcError) handlers.error(new RpcError(rpcError, 'subscriptions/listen'));
+        else handlers.ended(error);
+      });
+    }
+    return {
+      release,
+      cancel: () => {
+        if (!open) return;
+        release();
+        if (this.#transport !== transport || !transport || transport.abortRequest(id)) return;
+        this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client closed the stream' } }).catch(
+          (error: unknown) => this.#report(error as Error),
+        );
+      },
+    };
+  }
+
+  /** The machine's state as a dotted name, for errors and display. */
+  stateName(): string {
+    const value = this.actor.getSnapshot().value;
+    const flatten = (v: unknown): string =>
+      typeof v === 'string' ? v : Object.entries(v as Record<string, unknown>).map(([k, inner]) => `${k}.${flatten(inner)}`).join(',');
+    return flatten(value);
+  }
+
+  #withEnvelope(params: JsonObject | undefined): JsonObject | undefined {
+    if (this.#negotiated?.era !== 'modern') return params;
+    const envelope = modernEnvelope(this.#options.clientInfo, this.#options.capabilities);
+    return { ...params, _meta: { ...envelope, ...(params?._meta as JsonObject | undefined) } };
+  }
+
+  #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
+    const transport = this.#transport;
+    if (!transport) return Promise.reject(new NotConnectedError(this.stateName(), method));
+    const id = this.#pending.nextId();
+    let outgoing = params;
+    if (options.onProgress) {
+      this.router.progress.set(id, options.onProgress);
+      outgoing = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), progressToken: id } };
+    }
+    const settled = this.#pending.track(id, method, {
+      timeoutMs: options.timeoutMs ?? this.#options.requestTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onGiveUp: (requestId, reason) => {
+        if (this.#transport !== transport || transport.abortRequest(requestId)) return;
+        this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: reason.message } }).catch(() => {});
+      },
+    });
+    const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, ...(outgoing ? { params: outgoing } : {}) };
+    transport.send(message).catch((error: unknown) => this.#pending.fail(id, error as Error));
+    if (!options.onProgress) return settled;
+    const forget = () => this.router.progress.delete(id);
+    return settled.finally(forget);
+  }
+
+  #send(message: JsonRpcMessage): Promise<void> {
+    const transport = this.#transport;
+    if (!transport) return Promise.reject(new NotConnectedError(this.stateName()));
+    return transport.send(message);
+  }
+
+  #onFrame(frame: ClassifiedFrame): void {
+    switch (frame.kind) {
+      case 'notification':
+        return this.router.route(frame.message);
+      case 'response':
+        return this.#onResponse(frame.message);
+      case 'request':
+        return this.#answerPeerRequest(frame.message);
+      case 'invalid':
+        return this.#report(frame.error);
+    }
+  }
+
+  #onResponse(response: JsonRpcResponse): void {
+    const stream = response.id === null ? undefined : this.router.streams.get(response.id);
+    if (stream) {
+      this.router.streams.delete(response.id!);
+      if (isFailure(response)) stream.error(new RpcError(response.error, 'subscriptions/listen'));
+      else stream.result(response.result);
+      return;
+    }
+    if (!this.#pending.resolve(response)) this.#report(new UnexpectedResponseError(response));
+  }
+
+  #onStreamEnded(id: RequestId, error: StreamEndedError): void {
+    const stream = this.router.streams.get(id);
+    if (stream) {
+      this.router.streams.delete(id);
+      stream.ended(error);
+      return;
+    }
+    this.#pending.fail(id, error);
+  }
+
+  /** The client offers no server-callable features beyond `ping`. */
+  #answerPeerRequest(request: JsonRpcRequest): void {
+    const reply: JsonRpcMessage =
+      request.method === 'ping'
+        ? { jsonrpc: '2.0', id: request.id, result: {} }
+        : { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: `client does not offer ${request.method}` } };
+    this.#send(reply).catch((error: unknown) => this.#report(error as Error));
+  }
+
+  #report(error: Error): void {
+    for (const listener of this.#listeners) listener({ type: 'error', error });
+  }
+}
+
+/** Legacy servers send no `resultType`; such a result counts as complete. */
+function normalizeResultType(result: JsonObject): JsonObject {
+  if (result.resultType === undefined) result.resultType = 'complete';
+  return result;
+}

@@ -1,0 +1,143 @@
+/**
+ * Era negotiation. `auto` probes `server/discover` with a short timeout and
+ * falls back to `initialize` only on evidence that the peer is legacy;
+ * authentication and network failures are errors, never evidence.
+ */
+import type { Negotiated } from '../../machines/connection.machine.ts';
+import {
+  HttpStatusError,
+  NegotiationError,
+  RequestTimeoutError,
+  RpcError,
+} from '../protocol/errors.ts';
+import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
+import {
+  LATEST_LEGACY_VERSION,
+  MetaKey,
+  MODERN_VERSION,
+  isLegacyVersion,
+  type EraPreference,
+  type Implementation,
+} from '../protocol/versions.ts';
+import type { TransportKind } from '../transport/transport.ts';
+
+/** Documented default: a modern server answers `server/discover` well within this. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
+
+/** The wire operations negotiation needs, bound to the connection being opened. */
+export interface NegotiationWire {
+  readonly transportKind: TransportKind;
+  request(method: string, params: JsonObject, timeoutMs: number): Promise<JsonObject>;
+  notify(method: string, params?: JsonObject): Promise<void>;
+  setProtocol(protocol: { era: 'legacy' | 'modern'; version: string }): void;
+}
+
+export interface NegotiationOptions {
+  era: EraPreference;
+  clientInfo: Implementation;
+  capabilities: JsonObject;
+  probeTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** The modern `_meta` envelope every 2026-07-28 request carries. */
+export const modernEnvelope = (clientInfo: Implementation, capabilities: JsonObject): JsonObject => ({
+  [MetaKey.protocolVersion]: MODERN_VERSION,
+  [MetaKey.clientInfo]: clientInfo,
+  [MetaKey.clientCapabilities]: capabilities,
+});
+
+/** Modern errors a server returns when it does speak 2026-07-28 but refuses the request as sent. */
+const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.UnsupportedProtocolVersion,
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+]);
+
+type ProbeVerdict = { kind: 'modern'; result: JsonObject } | { kind: 'legacy'; evidence: string } | { kind: 'error'; error: Error };
+
+/** Reads the outcome of a `server/discover` probe. */
+export function judgeProbe(outcome: { result: JsonObject } | { error: unknown }, transportKind: TransportKind): ProbeVerdict {
+  if ('result' in outcome) {
+    const versions = outcome.result.supportedVersions;
+    if (Array.isArray(versions) && versions.includes(MODERN_VERSION)) return { kind: 'modern', result: outcome.result };
+    return { kind: 'legacy', evidence: `server/discover lists no ${MODERN_VERSION} (${JSON.stringify(versions)})` };
+  }
+  const error = outcome.error;
+  const unsupported = (data: unknown) => {
+    const supported = (data as { supported?: unknown } | undefined)?.supported;
+    return Array.isArray(supported) && supported.includes(MODERN_VERSION);
+  };
+  if (error instanceof RpcError) {
+    if (error.rpcCode === ErrorCode.UnsupportedProtocolVersion && unsupported(error.data)) {
+      return { kind: 'error', error: new NegotiationError('the server lists 2026-07-28 yet refused it', { cause: error }) };
+    }
+    return { kind: 'legacy', evidence: `server/discover answered ${error.rpcCode}` };
+  }
+  if (error instanceof HttpStatusError) {
+    if (error.status === 401 || error.status === 403) {
+      return { kind: 'error', error: new NegotiationError(`authentication failed: HTTP ${error.status}`, { cause: error }) };
+    }
+    if (error.rpcError && MODERN_ERROR_CODES.has(error.rpcError.code) && error.rpcError.code !== ErrorCode.UnsupportedProtocolVersion) {
+      return { kind: 'error', error: new NegotiationError(`the modern server refused the probe: ${error.message}`, { cause: error }) };
+    }
+    if ([400, 404, 405].includes(error.status)) return { kind: 'legacy', evidence: `HTTP ${error.status} to server/discover` };
+    return { kind: 'error', error: new NegotiationError(`server/discover failed: ${error.message}`, { cause: error }) };
+  }
+  if (error instanceof RequestTimeoutError && transportKind !== 'http') {
+    return { kind: 'legacy', evidence: 'no answer to server/discover' };
+  }
+  return { kind: 'error', error: new NegotiationError(`server/discover failed: ${String((error as Error)?.message ?? error)}`, { cause: error }) };
+}
+
+const serverInfoOf = (result: JsonObject): Record<string, unknown> | undefined => {
+  const meta = result._meta as JsonObject | undefined;
+  return (meta?.[MetaKey.serverInfo] ?? result.serverInfo) as Record<string, unknown> | undefined;
+};
+
+async function initialize(wire: NegotiationWire, options: NegotiationOptions): Promise<Negotiated> {
+  wire.setProtocol({ era: 'legacy', version: LATEST_LEGACY_VERSION });
+  const result = await wire.request(
+    'initialize',
+    { protocolVersion: LATEST_LEGACY_VERSION, capabilities: options.capabilities, clientInfo: options.clientInfo },
+    options.requestTimeoutMs,
+  );
+  if (!isLegacyVersion(result.protocolVersion)) {
+    throw new NegotiationError(`initialize answered unsupported protocol version ${JSON.stringify(result.protocolVersion)}`);
+  }
+  const version = result.protocolVersion as string;
+  wire.setProtocol({ era: 'legacy', version });
+  await wire.notify('notifications/initialized');
+  return {
+    era: 'legacy',
+    protocolVersion: version,
+    capabilities: (result.capabilities as JsonObject | undefined) ?? {},
+    serverInfo: serverInfoOf(result),
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+  };
+}
+
+/** Negotiates the era on a freshly opened transport. */
+export async function negotiate(wire: NegotiationWire, options: NegotiationOptions): Promise<Negotiated> {
+  if (options.era === 'legacy') return initialize(wire, options);
+  wire.setProtocol({ era: 'modern', version: MODERN_VERSION });
+  const outcome = await wire
+    .request('server/discover', { _meta: modernEnvelope(options.clientInfo, options.capabilities) }, options.probeTimeoutMs)
+    .then((result) => ({ result }), (error: unknown) => ({ error }));
+  const verdict = judgeProbe(outcome, wire.transportKind);
+  if (verdict.kind === 'error') throw verdict.error;
+  if (verdict.kind === 'legacy') {
+    if (options.era === 'modern') {
+      throw new NegotiationError(`era pinned to modern, but the server is legacy (${verdict.evidence})`);
+    }
+    return initialize(wire, options);
+  }
+  const result = verdict.result;
+  return {
+    era: 'modern',
+    protocolVersion: MODERN_VERSION,
+    capabilities: (result.capabilities as JsonObject | undefined) ?? {},
+    serverInfo: serverInfoOf(result),
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+  };
+}
