@@ -5,14 +5,11 @@
  * FilterError naming the offending key.
  */
 import { McpActorsError } from './errors.ts';
+import { FILTER_BOOLEAN_KEYS, FILTER_LIST_KEYS, type NotificationFilter } from '../../machines/notification-filter.ts';
 
-export interface NotificationFilter {
-  toolsListChanged?: boolean;
-  promptsListChanged?: boolean;
-  resourcesListChanged?: boolean;
-  resourceSubscriptions?: string[];
-  taskIds?: string[];
-}
+// The filter's shape and `isWithin` are pure, so the machines share them from machines/.
+export type { NotificationFilter } from '../../machines/notification-filter.ts';
+export { isWithin } from '../../machines/notification-filter.ts';
 
 export type FilterProblem =
   | 'not_an_object'
@@ -32,8 +29,8 @@ export class FilterError extends McpActorsError {
   }
 }
 
-const BOOLEAN_KEYS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const;
-const LIST_KEYS = ['resourceSubscriptions', 'taskIds'] as const;
+const BOOLEAN_KEYS = FILTER_BOOLEAN_KEYS;
+const LIST_KEYS = FILTER_LIST_KEYS;
 const KNOWN_KEYS: ReadonlySet<string> = new Set([...BOOLEAN_KEYS, ...LIST_KEYS]);
 
 export interface FilterRules {
@@ -120,14 +117,4 @@ export function filterAllows(filter: NotificationFilter, method: string, params:
       return typeof taskId === 'string' && filter.taskIds?.includes(taskId) === true;
     }
   }
-}
-
-/** True when `honored` asks for nothing that `requested` did not. */
-export function isWithin(honored: NotificationFilter, requested: NotificationFilter): boolean {
-  for (const key of BOOLEAN_KEYS) if (honored[key] && !requested[key]) return false;
-  for (const key of LIST_KEYS) {
-    const allowed = new Set(requested[key] ?? []);
-    if ((honored[key] ?? []).some((item) => !allowed.has(item))) return false;
-  }
-  return true;
 }
