@@ -1,0 +1,127 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { and, fromCallback, fromPromise, not, setup } from 'xstate';
+import { renderDiagrams } from '../src/diagrams/catalog.ts';
+import { guardName, toMermaid } from '../src/diagrams/mermaid.ts';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+describe('diagrams/', () => {
+  it('matches what `npm run diagrams` generates from machines/', async () => {
+    const expected = await renderDiagrams(repoRoot);
+    const present = (await readdir(join(repoRoot, 'diagrams')).catch(() => [] as string[])).sort();
+    const problems: string[] = [];
+    for (const name of expected.keys()) if (!present.includes(name)) problems.push(`missing diagrams/${name}`);
+    for (const name of present) {
+      const want = expected.get(name);
+      if (want === undefined) problems.push(`extra diagrams/${name} (no machine produces it)`);
+      else if ((await readFile(join(repoRoot, 'diagrams', name), 'utf8')) !== want) problems.push(`stale diagrams/${name}`);
+    }
+    expect(problems, `diagrams/ is out of date; run \`npm run diagrams\`:\n${problems.join('\n')}`).toEqual([]);
+  });
+
+  it('generates the same bytes twice', async () => {
+    expect(await renderDiagrams(repoRoot)).toEqual(await renderDiagrams(repoRoot));
+  });
+});
+
+const door = setup({
+  types: { events: {} as { type: 'open' } | { type: 'close' } | { type: 'knock' } | { type: 'lock' } | { type: 'break' } },
+  actors: {
+    sensor: fromCallback(() => {}),
+    unlock: fromPromise(async () => true),
+  },
+  guards: { authorized: () => true, quiet: () => true },
+  delays: { ackTimeout: 1_000 },
+}).createMachine({
+  id: 'door',
+  initial: 'closed',
+  on: { break: '.broken' },
+  states: {
+    closed: {
+      initial: 'unlocked',
+      invoke: { src: 'sensor' },
+      on: { knock: {} },
+      states: {
+        unlocked: { on: { lock: 'locked' } },
+        locked: {
+          invoke: { src: 'unlock', onDone: { target: 'unlocked' }, onError: { target: '#door.broken' } },
+        },
+      },
+      after: { ackTimeout: { target: 'open', guard: 'quiet' } },
+    },
+    open: {
+      on: {
+        close: [{ guard: and(['authorized', not('quiet')]), target: 'closed' }, { target: 'open', reenter: true }],
+      },
+    },
+    both: {
+      type: 'parallel',
+      states: { left: { initial: 'a', states: { a: {} } }, right: { initial: 'b', states: { b: {} } } },
+    },
+    broken: { type: 'final' },
+  },
+});
+
+describe('toMermaid', () => {
+  it('draws nested, parallel and final states, guards, delays and invoked actors', () => {
+    expect(toMermaid(door)).toBe(
+      [
+        'stateDiagram-v2',
+        '  state "door<br/>break → broken" as door {',
+        '    [*] --> door_closed',
+        '    state "closed<br/>invoke sensor<br/>on knock" as door_closed {',
+        '      [*] --> door_closed_unlocked',
+        '      state "unlocked" as door_closed_unlocked',
+        '      state "locked" as door_closed_locked',
+        '      door_closed_locked : invoke unlock',
+        '      door_closed_unlocked --> door_closed_locked : lock',
+        '      door_closed_locked --> door_closed_unlocked : done(unlock)',
+        '    }',
+        '    state "open" as door_open',
+        '    state "both (parallel)" as door_both {',
+        '      state "left" as door_both_left {',
+        '        [*] --> door_both_left_a',
+        '        state "a" as door_both_left_a',
+        '      }',
+        '      --',
+        '      state "right" as door_both_right {',
+        '        [*] --> door_both_right_b',
+        '        state "b" as door_both_right_b',
+        '      }',
+        '    }',
+        '    state "broken" as door_broken',
+        '    door_broken --> [*]',
+        '    door_closed --> door_open : after(ackTimeout) [quiet]',
+        '    door_open --> door_closed : close [and(authorized, not(quiet))]',
+        '    door_open --> door_open : close',
+        '  }',
+        '  door_closed_locked --> door_broken : error(unlock)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes edges that leave a composite at the top level, so Mermaid keeps each state in its own block', () => {
+    const lines = toMermaid(door).split('\n');
+    const edge = lines.indexOf('  door_closed_locked --> door_broken : error(unlock)');
+    expect(edge).toBeGreaterThan(lines.lastIndexOf('  }'));
+  });
+
+  it('labels numeric delays in milliseconds and inline guards by name', () => {
+    const timer = setup({}).createMachine({
+      id: 'timer',
+      initial: 'waiting',
+      states: { waiting: { after: { 250: 'done' }, always: { guard: function ready() { return false; }, target: 'done' } }, done: { type: 'final' } },
+    });
+    const text = toMermaid(timer);
+    expect(text).toContain('timer_waiting --> timer_done : after(250ms)');
+    expect(text).toContain('timer_waiting --> timer_done : always [ready]');
+  });
+
+  it('names composite guards recursively', () => {
+    expect(guardName(and(['a', not({ type: 'b' })]))).toBe('and(a, not(b))');
+  });
+});
