@@ -1,0 +1,222 @@
+/**
+ * The stdio client transport: spawns the server as a child process and
+ * speaks newline-delimited JSON over its stdin and stdout.
+ *
+ * - Every stdout line is parsed and classified; invalid lines (garbage,
+ *   truncated JSON, oversized lines) arrive as `invalid` frames and never end
+ *   the transport.
+ * - The child's exit is reported once, as `{ type: 'exited', code, signal }`.
+ *   After `close()` has been called nothing is reported: the owner knows.
+ * - `close()` ends stdin (the binding's graceful shutdown signal), sends
+ *   SIGTERM after `closeGraceMs` (default 2000) and SIGKILL `killGraceMs`
+ *   (default 2000) later, and resolves once the child has exited.
+ * - stderr: `'inherit'` (default) shares the parent's stderr, `'ignore'`
+ *   drops it, `'pipe'` hands each decoded chunk to `onStderr` and exposes the
+ *   stream as `transport.stderr` (a piped stderr nobody reads eventually
+ *   stalls the child, so give `onStderr` or read the stream).
+ * - `env` is added to the parent's environment, not a replacement for it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { FrameError, parseFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import { TransportStartError } from '../protocol/errors.ts';
+import { LineSplitter } from './line-splitter.ts';
+import { DEFAULT_MAX_FRAME_BYTES, type ClientTransport, type TransportEvents } from './transport.ts';
+
+export const DEFAULT_CLOSE_GRACE_MS = 2_000;
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+/** After the child exits, how long its stdout may stay open (held by a grandchild) before it is cut. */
+const EXIT_DRAIN_MS = 500;
+
+export interface StdioTransportOptions {
+  command: string;
+  args?: string[];
+  /** Added to the parent's environment. */
+  env?: Record<string, string>;
+  cwd?: string;
+  stderr?: 'inherit' | 'pipe' | 'ignore';
+  /** With `stderr: 'pipe'`: each chunk of the child's stderr, decoded as UTF-8. */
+  onStderr?: (text: string) => void;
+  /** Lines longer than this many UTF-8 bytes are refused (`oversized`). */
+  maxFrameBytes?: number;
+  /** How long `close()` waits after ending stdin before SIGTERM. */
+  closeGraceMs?: number;
+  /** How long `close()` waits after SIGTERM before SIGKILL. */
+  killGraceMs?: number;
+}
+
+export interface StdioClientTransport extends ClientTransport {
+  readonly kind: 'stdio';
+  /** The child's process id once spawned. */
+  readonly pid: number | undefined;
+  /** The child's stderr with `stderr: 'pipe'`, otherwise null. */
+  readonly stderr: Readable | null;
+  /** How the child ended, once it has (also after a local close). */
+  readonly exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+}
+
+type Phase = 'idle' | 'starting' | 'open' | 'exited' | 'closing' | 'failed';
+
+class StdioTransport implements StdioClientTransport {
+  readonly kind = 'stdio';
+  private phase: Phase = 'idle';
+  private child: ChildProcess | undefined;
+  private stdin: Writable | undefined;
+  private events: TransportEvents | undefined;
+  /** Settles when the child's stdio has closed after exit. */
+  private exited: Promise<void> = Promise.resolve();
+  exitStatus: StdioClientTransport['exitStatus'];
+  /** Shared by every sender waiting for stdin to drain. */
+  private drained: Promise<void> | undefined;
+
+  constructor(private readonly options: StdioTransportOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get stderr(): Readable | null {
+    return this.child?.stderr ?? null;
+  }
+
+  start(events: TransportEvents): Promise<void> {
+    if (this.phase !== 'idle') {
+      return Promise.reject(new TransportStartError('this stdio transport was already started; make a new one per connection'));
+    }
+    this.phase = 'starting';
+    this.events = events;
+    const { command, args = [], env, cwd } = this.options;
+    const stderrMode = this.options.stderr ?? 'inherit';
+    let child: ChildProcess;
+    try {
+      child = spawn(command, args, {
+        cwd,
+        env: env ? { ...process.env, ...env } : process.env,
+        stdio: ['pipe', 'pipe', stderrMode],
+        windowsHide: true,
+      });
+    } catch (cause) {
+      this.phase = 'failed';
+      return Promise.reject(new TransportStartError(`cannot start ${command}: ${describe(cause)}`, { cause }));
+    }
+    this.child = child;
+    // Both are 'pipe' above, so both exist.
+    const stdin = child.stdin as Writable;
+    const stdout = child.stdout as Readable;
+    this.stdin = stdin;
+    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
+
+    const maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    const splitter = new LineSplitter(maxFrameBytes, {
+      line: (text) => events.frame(parseFrame(text, maxFrameBytes)),
+      oversized: (head, limit) =>
+        events.frame({
+          kind: 'invalid',
+          error: new FrameError('oversized', `line exceeds the ${limit} byte limit; dropped up to the next newline`, head),
+        }),
+    });
+    stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+    stdout.on('end', () => splitter.end());
+    stdout.on('error', (error) => this.reportError(error));
+    // EPIPE and friends after the child died: reported, never thrown.
+    stdin.on('error', (error) => this.reportError(error));
+    if (stderrMode === 'pipe' && child.stderr && this.options.onStderr) {
+      const onStderr = this.options.onStderr;
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (text: string) => onStderr(text));
+    }
+
+    child.once('exit', () => {
+      // A grandchild may hold stdout open; do not wait for it forever.
+      const cut = setTimeout(() => {
+        stdout.destroy();
+        stdin.destroy();
+        child.stderr?.destroy();
+      }, EXIT_DRAIN_MS);
+      child.once('close', () => clearTimeout(cut));
+    });
+    child.once('close', (code, signal) => {
+      if (this.phase !== 'failed') this.exitStatus = { code, signal };
+      if (this.phase !== 'open') return; // a failed start or a local close: nothing to report
+      this.phase = 'exited';
+      events.closed({ type: 'exited', code, signal });
+    });
+
+    return new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => {
+        if (this.phase === 'starting') this.phase = 'open';
+        child.on('error', (error) => this.reportError(error));
+        resolve();
+      });
+      child.once('error', (cause) => {
+        if (this.phase !== 'starting' && this.phase !== 'closing') return;
+        this.phase = 'failed';
+        reject(new TransportStartError(`cannot start ${command}: ${describe(cause)}`, { cause }));
+      });
+    });
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    const stdin = this.stdin;
+    if (this.phase !== 'open' || !stdin || !stdin.writable) {
+      return Promise.reject(new Error(`stdio transport cannot send: it is ${this.phase}`));
+    }
+    if (stdin.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
+    this.drained ??= new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        stdin.off('drain', onDrain);
+        stdin.off('close', onClose);
+        stdin.off('error', settle);
+        this.drained = undefined;
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () => settle(new Error('stdio transport closed before the message was written'));
+      stdin.once('drain', onDrain);
+      stdin.once('close', onClose);
+      stdin.once('error', settle);
+    });
+    return this.drained;
+  }
+
+  abortRequest(): boolean {
+    return false;
+  }
+
+  setProtocol(): void {
+    // stdio framing does not depend on the protocol.
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    const wasRunning = this.phase === 'open' || this.phase === 'starting';
+    if (this.phase !== 'failed') this.phase = 'closing';
+    if (!child || !wasRunning) {
+      await this.exited;
+      return;
+    }
+    const graceMs = this.options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
+    const killGraceMs = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.stdin?.end();
+    const term = setTimeout(() => child.kill('SIGTERM'), graceMs);
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs + killGraceMs);
+    try {
+      await this.exited;
+    } finally {
+      clearTimeout(term);
+      clearTimeout(kill);
+    }
+  }
+
+  private reportError(error: Error): void {
+    if (this.phase === 'open') this.events?.error(error);
+  }
+}
+
+const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+
+/** A TransportFactory of stdio transports: each connection attempt spawns a fresh child. */
+export function stdioTransport(options: StdioTransportOptions): () => StdioClientTransport {
+  return () => new StdioTransport(options);
+}
