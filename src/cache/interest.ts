@@ -1,0 +1,38 @@
+/**
+ * What the application consumes (its interest set) and the listen filter the
+ * cache asks for: the intersection of that interest with what the connected
+ * server advertises. The interest is never sent as is, because it may name
+ * notifications this server does not offer; and the intersection is computed
+ * afresh for every negotiation, so a filter is never carried over from an
+ * earlier server. Pure: the filter can be inspected without opening anything.
+ */
+import type { NotificationFilter } from '../protocol/filter.ts';
+import type { ServerCapabilities } from '../protocol/versions.ts';
+
+/** The data an application reads from one server; kept as is across negotiations. */
+export interface Interest {
+  /** The tools list (`notifications/tools/list_changed`). */
+  tools?: boolean;
+  /** The prompts list (`notifications/prompts/list_changed`). */
+  prompts?: boolean;
+  /** The resources list (`notifications/resources/list_changed`). */
+  resources?: boolean;
+  /** Resource contents read by URI (`notifications/resources/updated`). */
+  uris?: string[];
+}
+
+/**
+ * The filter to open for `interest` on a server advertising `capabilities`,
+ * or `null` when they have nothing in common (then nothing is opened).
+ * A capability counts only when advertised as exactly `true`: capabilities
+ * come from the peer, and anything else is not an offer.
+ */
+export function computeFilter(interest: Interest, capabilities: ServerCapabilities): NotificationFilter | null {
+  const filter: NotificationFilter = {};
+  if (interest.tools === true && capabilities.tools?.listChanged === true) filter.toolsListChanged = true;
+  if (interest.prompts === true && capabilities.prompts?.listChanged === true) filter.promptsListChanged = true;
+  if (interest.resources === true && capabilities.resources?.listChanged === true) filter.resourcesListChanged = true;
+  const uris = [...new Set(interest.uris ?? [])];
+  if (uris.length > 0 && capabilities.resources?.subscribe === true) filter.resourceSubscriptions = uris;
+  return Object.keys(filter).length > 0 ? filter : null;
+}

@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { computeFilter, type Interest } from '../../src/cache/interest.ts';
+import { validateFilter } from '../../src/protocol/filter.ts';
+import type { ServerCapabilities } from '../../src/protocol/versions.ts';
+
+const everything: ServerCapabilities = {
+  tools: { listChanged: true },
+  prompts: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
+};
+const fullInterest: Interest = { tools: true, prompts: true, resources: true, uris: ['file:///a.txt', 'file:///b.txt'] };
+
+describe('computeFilter', () => {
+  it('asks for everything the application wants when the server offers everything', () => {
+    expect(computeFilter(fullInterest, everything)).toEqual({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: ['file:///a.txt', 'file:///b.txt'],
+    });
+  });
+
+  it('drops what the server does not advertise', () => {
+    const capabilities: ServerCapabilities = { tools: { listChanged: true }, prompts: {}, resources: { subscribe: false, listChanged: true } };
+    expect(computeFilter(fullInterest, capabilities)).toEqual({ toolsListChanged: true, resourcesListChanged: true });
+  });
+
+  it('drops what the application does not consume, even when advertised', () => {
+    expect(computeFilter({ prompts: true }, everything)).toEqual({ promptsListChanged: true });
+    expect(computeFilter({ uris: ['file:///a.txt'] }, everything)).toEqual({ resourceSubscriptions: ['file:///a.txt'] });
+  });
+
+  it('subscribes URIs only with resources.subscribe, independently of resources.listChanged', () => {
+    expect(computeFilter({ uris: ['file:///a.txt'] }, { resources: { subscribe: true } })).toEqual({ resourceSubscriptions: ['file:///a.txt'] });
+    expect(computeFilter({ uris: ['file:///a.txt'] }, { resources: { listChanged: true } })).toBeNull();
+  });
+
+  it('is null when nothing overlaps, and invents no types to fill the gap', () => {
+    expect(computeFilter(fullInterest, {})).toBeNull();
+    expect(computeFilter(fullInterest, { logging: {}, completions: {} })).toBeNull();
+    expect(computeFilter({}, everything)).toBeNull();
+    expect(computeFilter({ uris: [] }, everything)).toBeNull();
+  });
+
+  it('counts only capabilities advertised as exactly true', () => {
+    const odd = { tools: { listChanged: 'yes' }, prompts: { listChanged: 1 } } as unknown as ServerCapabilities;
+    expect(computeFilter(fullInterest, odd)).toBeNull();
+  });
+
+  it('names each URI once', () => {
+    expect(computeFilter({ uris: ['file:///a.txt', 'file:///a.txt'] }, everything)).toEqual({ resourceSubscriptions: ['file:///a.txt'] });
+  });
+
+  it('leaves the interest set untouched, so a later negotiation starts from it again', () => {
+    const interest: Interest = { tools: true, uris: ['file:///a.txt'] };
+    const before = structuredClone(interest);
+    expect(computeFilter(interest, {})).toBeNull();
+    expect(interest).toEqual(before);
+    expect(computeFilter(interest, everything)).toEqual({ toolsListChanged: true, resourceSubscriptions: ['file:///a.txt'] });
+  });
+
+  it('never selects more than interest or capabilities allow, and what it selects is a valid filter', () => {
+    const flag = fc.option(fc.boolean(), { nil: undefined });
+    const interestArb = fc.record(
+      { tools: flag, prompts: flag, resources: flag, uris: fc.option(fc.array(fc.constantFrom('file:///a', 'file:///b', 'test://c')), { nil: undefined }) },
+      { requiredKeys: [] },
+    );
+    const capsArb = fc.record(
+      {
+        tools: fc.record({ listChanged: flag }, { requiredKeys: [] }),
+        prompts: fc.record({ listChanged: flag }, { requiredKeys: [] }),
+        resources: fc.record({ listChanged: flag, subscribe: flag }, { requiredKeys: [] }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(interestArb, capsArb, (interest, capabilities) => {
+        const filter = computeFilter(interest as Interest, capabilities as ServerCapabilities);
+        if (filter === null) return;
+        expect(validateFilter(filter, { allowTaskIds: false })).toEqual(filter);
+        if (filter.toolsListChanged) expect(interest.tools && capabilities.tools?.listChanged).toBe(true);
+        if (filter.promptsListChanged) expect(interest.prompts && capabilities.prompts?.listChanged).toBe(true);
+        if (filter.resourcesListChanged) expect(interest.resources && capabilities.resources?.listChanged).toBe(true);
+        if (filter.resourceSubscriptions) expect(capabilities.resources?.subscribe).toBe(true);
+        for (const uri of filter.resourceSubscriptions ?? []) expect(interest.uris).toContain(uri);
+        expect(filter.taskIds).toBeUndefined();
+      }),
+    );
+  });
+});
