@@ -83,13 +83,13 @@ export class McpClient {
 
   /** Closes the connection (reason `disconnected`) and waits for the transport to close. */
   async disconnect(): Promise<void> {
-    this.connection.actor.send({ type: 'disconnect' });
+    if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'disconnect' });
     await this.connection.closing;
   }
 
   /** Closes the connection because its owner is stopping (reason `shutdown`). */
   async shutdown(cause: unknown = 'client shutdown'): Promise<void> {
-    this.connection.actor.send({ type: 'shutdown', cause });
+    if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'shutdown', cause });
     await this.connection.closing;
   }
 

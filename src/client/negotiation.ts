@@ -97,11 +97,16 @@ const serverInfoOf = (result: JsonObject): Record<string, unknown> | undefined =
 
 async function initialize(wire: NegotiationWire, options: NegotiationOptions): Promise<Negotiated> {
   wire.setProtocol({ era: 'legacy', version: LATEST_LEGACY_VERSION });
-  const result = await wire.request(
-    'initialize',
-    { protocolVersion: LATEST_LEGACY_VERSION, capabilities: options.capabilities, clientInfo: options.clientInfo },
-    options.requestTimeoutMs,
-  );
+  const result = await wire
+    .request(
+      'initialize',
+      { protocolVersion: LATEST_LEGACY_VERSION, capabilities: options.capabilities, clientInfo: options.clientInfo },
+      options.requestTimeoutMs,
+    )
+    .catch((error: unknown) => {
+      if (!(error instanceof RpcError)) throw error;
+      throw new NegotiationError(`the server speaks neither era: initialize failed with ${error.message}`, { cause: error });
+    });
   if (!isLegacyVersion(result.protocolVersion)) {
     throw new NegotiationError(`initialize answered unsupported protocol version ${JSON.stringify(result.protocolVersion)}`);
   }

@@ -1,0 +1,85 @@
+/**
+ * A scripted peer feeds the client frames no real server would send. Each
+ * is reported as a typed error event; the connection keeps working and no
+ * pending request is lost or resolved wrongly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
+import { FrameError } from '../../src/protocol/jsonrpc.ts';
+import { NegotiationError, RequestTimeoutError, UnexpectedResponseError } from '../../src/protocol/errors.ts';
+import { scriptedStdio } from '../fixtures/stdio-peers.ts';
+
+let client: McpClient;
+const errors: Error[] = [];
+
+beforeAll(async () => {
+  client = createClient({ transport: scriptedStdio(['--era', 'modern']).factory });
+  client.on((event: ClientEvent) => event.type === 'error' && errors.push(event.error));
+  await client.connect();
+});
+afterAll(() => client.disconnect());
+
+/** Sends raw lines through the peer while a real request is in flight, then checks both. */
+async function feed(lines: string[]): Promise<Error[]> {
+  errors.length = 0;
+  let heldSettled = false;
+  const held = client.request('script/hold', {}, { timeoutMs: 60_000 });
+  held.then(
+    () => (heldSettled = true),
+    () => (heldSettled = true),
+  );
+  await client.request('script/emit', { lines });
+  const tools = await client.request('tools/list');
+  expect(tools.tools).toEqual([expect.objectContaining({ name: 'scripted' })]);
+  expect(client.state).toBe('online.ready.modern');
+  // The request in flight was neither lost nor resolved by the stray frame.
+  expect(heldSettled).toBe(false);
+  return [...errors];
+}
+
+describe('malformed frames from the peer', () => {
+  it.each([
+    ['a garbage line', 'this is not json', 'unparseable'],
+    ['truncated JSON', '{"jsonrpc":"2.0","method":"notifications/tools/list_ch', 'unparseable'],
+    ['a non-object frame', '[1,2,3]', 'not_an_object'],
+    ['a bare string', '"hello"', 'not_an_object'],
+    ['a wrong jsonrpc version', '{"jsonrpc":"1.0","method":"x"}', 'wrong_version'],
+    ['params that are not an object', '{"jsonrpc":"2.0","method":"notifications/message","params":[1]}', 'wrong_shape'],
+    ['an error without a code', '{"jsonrpc":"2.0","id":7,"error":{"message":"x"}}', 'wrong_shape'],
+    ['a result that is not an object', '{"jsonrpc":"2.0","id":7,"result":42}', 'wrong_shape'],
+  ])('%s gives a FrameError and the connection keeps working', async (_name, line, problem) => {
+    const reported = await feed([line]);
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toBeInstanceOf(FrameError);
+    expect(reported[0]).toMatchObject({ problem });
+  });
+
+  it('a response to an unknown id is reported and resolves nothing', async () => {
+    const reported = await feed(['{"jsonrpc":"2.0","id":987654,"result":{}}']);
+    expect(reported).toEqual([expect.any(UnexpectedResponseError)]);
+  });
+
+  it('an oversized frame is refused and the next frames still arrive', async () => {
+    errors.length = 0;
+    await client.request('script/oversized', { chars: 5 * 1024 * 1024 });
+    expect(errors).toEqual([expect.objectContaining({ problem: 'oversized' })]);
+    expect((await client.request('tools/list')).tools).toHaveLength(1);
+  });
+
+  it('a request that never gets an answer times out without disturbing others', async () => {
+    const held = client.request('script/hold', {}, { timeoutMs: 30 });
+    const tools = client.request('tools/list');
+    await expect(held).rejects.toBeInstanceOf(RequestTimeoutError);
+    expect((await tools).tools).toHaveLength(1);
+  });
+});
+
+describe('a peer that speaks neither era', () => {
+  it('fails to connect with a NegotiationError', async () => {
+    const neither = createClient({ transport: scriptedStdio(['--era', 'none']).factory });
+    const failure = await neither.connect().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(NegotiationError);
+    expect((failure as Error).message).toContain('neither era');
+    await neither.disconnect();
+  });
+});
