@@ -1,0 +1,152 @@
+/**
+ * One legacy-era notification listener (the port of ex_mcp's
+ * NotificationListener): registering → active → paused → resubscribing →
+ * active, ending in `closed` with a reason, or in `rejected` when it never
+ * got registered.
+ *
+ * The registry in src/client decides which notifications fall inside the
+ * listener's filter and sends only those; this machine decides whether they
+ * are delivered now. Between a transport loss and the `reconnected` message
+ * nothing is delivered: that message tells the subscriber to treat every list
+ * and every URI as changed, so anything that arrived in between is covered
+ * by it. Deliveries leave as emitted `deliver.*` events that src turns into
+ * subscriber messages.
+ */
+import { assign, emit, setup } from 'xstate';
+import type { ClosedReason } from './closed-reason.ts';
+import type { UriReport } from './uri-worker.machine.ts';
+
+export interface ListenerInput {
+  id: string;
+  /** The filter's `resourceSubscriptions`; a reconnect report is limited to these. */
+  uris: string[];
+  /** The connection generation at creation; undefined before the first connection. */
+  generation: number | undefined;
+}
+
+export type ListenerRejection =
+  /** The URI worker could not subscribe one of the URIs; it rolled back the rest. */
+  | { type: 'subscribe_failed'; uri: string; cause: unknown }
+  /** The connection ended (or changed era) before the registration completed. */
+  | { type: 'closed'; reason: ClosedReason }
+  /** The owner withdrew it, or the subscriber went away, before it completed. */
+  | { type: 'withdrawn' };
+
+export interface ListenerContext {
+  id: string;
+  uris: string[];
+  generation: number | undefined;
+  closedReason: ClosedReason | undefined;
+  rejection: ListenerRejection | undefined;
+}
+
+export type ListenerEvent =
+  | { type: 'registered' }
+  | { type: 'registration.failed'; uri: string; cause: unknown }
+  | { type: 'notification'; method: string; params: Record<string, unknown> }
+  | { type: 'connection.lost' }
+  | { type: 'connection.ready'; generation: number }
+  /** The URI worker finished re-subscribing for `generation`. */
+  | { type: 'resubscribed'; generation: number; report: UriReport }
+  /** The owner removed the listener; the subscriber is told `closed(local)`. */
+  | { type: 'remove' }
+  /** The subscriber went away (actor stopped, signal aborted, iterator ended); nobody is left to tell. */
+  | { type: 'subscriber.exited' }
+  | { type: 'close'; reason: ClosedReason };
+
+export type ListenerEmitted =
+  | { type: 'deliver.notification'; method: string; params: Record<string, unknown> }
+  | { type: 'deliver.reconnected'; report: UriReport }
+  | { type: 'deliver.closed'; reason: ClosedReason };
+
+export type ListenerOutput =
+  | { type: 'closed'; reason: ClosedReason }
+  | { type: 'rejected'; rejection: ListenerRejection };
+
+export const listenerMachine = setup({
+  types: {
+    context: {} as ListenerContext,
+    events: {} as ListenerEvent,
+    input: {} as ListenerInput,
+    emitted: {} as ListenerEmitted,
+    output: {} as ListenerOutput,
+  },
+  guards: {
+    currentReport: ({ context, event }) => event.type === 'resubscribed' && event.generation === context.generation,
+    newSession: ({ context, event }) => event.type === 'connection.ready' && event.generation !== context.generation,
+  },
+  actions: {
+    deliverNotification: emit(({ event }) => {
+      const { method, params } = event as Extract<ListenerEvent, { type: 'notification' }>;
+      return { type: 'deliver.notification' as const, method, params };
+    }),
+    /** Each listener hears only about its own URIs. */
+    deliverReport: emit(({ context, event }) => {
+      const { report } = event as Extract<ListenerEvent, { type: 'resubscribed' }>;
+      const mine = (uri: string) => context.uris.includes(uri);
+      return {
+        type: 'deliver.reconnected' as const,
+        report: { resubscribed: report.resubscribed.filter(mine), failed: report.failed.filter((f) => mine(f.uri)) },
+      };
+    }),
+    deliverClosed: emit(({ context }) => ({ type: 'deliver.closed' as const, reason: context.closedReason! })),
+    trackGeneration: assign({
+      generation: ({ context, event }) => (event.type === 'connection.ready' ? event.generation : context.generation),
+    }),
+    recordClose: assign({
+      closedReason: ({ event }) => (event.type === 'close' ? event.reason : { type: 'local' as const }),
+    }),
+    recordRejection: assign({
+      rejection: ({ event }): ListenerRejection => {
+        if (event.type === 'registration.failed') return { type: 'subscribe_failed', uri: event.uri, cause: event.cause };
+        if (event.type === 'close') return { type: 'closed', reason: event.reason };
+        return { type: 'withdrawn' };
+      },
+    }),
+  },
+}).createMachine({
+  id: 'listener',
+  context: ({ input }) => ({ ...input, closedReason: undefined, rejection: undefined }),
+  initial: 'registering',
+  states: {
+    registering: {
+      on: {
+        registered: 'active',
+        'registration.failed': { target: 'rejected', actions: 'recordRejection' },
+        // A registration that straddles a reconnect completes on the new session; it has no report to receive.
+        'connection.ready': { actions: 'trackGeneration' },
+        remove: { target: 'rejected', actions: 'recordRejection' },
+        'subscriber.exited': { target: 'rejected', actions: 'recordRejection' },
+        close: { target: 'rejected', actions: 'recordRejection' },
+      },
+    },
+    active: {
+      on: {
+        notification: { actions: 'deliverNotification' },
+        'connection.lost': 'paused',
+        'connection.ready': { guard: 'newSession', target: 'resubscribing', actions: 'trackGeneration' },
+      },
+    },
+    paused: {
+      on: {
+        'connection.ready': { target: 'resubscribing', actions: 'trackGeneration' },
+      },
+    },
+    resubscribing: {
+      on: {
+        resubscribed: { guard: 'currentReport', target: 'active', actions: 'deliverReport' },
+        'connection.lost': 'paused',
+        'connection.ready': { actions: 'trackGeneration' },
+      },
+    },
+    closed: { type: 'final' },
+    rejected: { type: 'final' },
+  },
+  on: {
+    remove: { target: '.closed', actions: ['recordClose', 'deliverClosed'] },
+    close: { target: '.closed', actions: ['recordClose', 'deliverClosed'] },
+    'subscriber.exited': { target: '.closed', actions: 'recordClose' },
+  },
+  output: ({ context }): ListenerOutput =>
+    context.rejection ? { type: 'rejected', rejection: context.rejection } : { type: 'closed', reason: context.closedReason! },
+});
