@@ -1,0 +1,318 @@
+/**
+ * The Streamable HTTP client transport, for both eras.
+ *
+ * Every message is its own POST. A request's answer is a JSON body or an SSE
+ * stream scoped to that request; `send` resolves once the response headers
+ * arrive with a 2xx status and the body is read in the background. A request
+ * stream that ends before its response is reported with `requestStreamEnded`.
+ *
+ * - Modern (2026-07-28, and the default until told otherwise, so the
+ *   `server/discover` probe carries it): `MCP-Protocol-Version`,
+ *   `Mcp-Method` and `Mcp-Name` on every POST; no session, no GET stream.
+ * - Legacy (2025-03-26 … 2025-11-25): the `Mcp-Session-Id` minted on
+ *   `initialize` and the negotiated `MCP-Protocol-Version` go on every later
+ *   request, a GET stream carries unsolicited server messages once
+ *   `notifications/initialized` was sent, and `close()` sends DELETE.
+ *
+ * An unreachable server (a refused or reset connection, a dropped GET stream,
+ * a 404 for our session) ends the transport with `closed({ type: 'failed' })`.
+ */
+import {
+  HttpStatusError,
+  McpActorsError,
+  NotConnectedError,
+  StreamEndedError,
+  TransportStartError,
+} from '../protocol/errors.ts';
+import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.ts';
+import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
+import { readJsonFrames, readRpcError } from './json-body.ts';
+import { modernMessageHeaders } from './mcp-headers.ts';
+import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  type ClientTransport,
+  type TransportClosedInfo,
+  type TransportEvents,
+  type TransportFactory,
+} from './transport.ts';
+
+export interface HttpTransportOptions {
+  /** The MCP endpoint; http: or https:. */
+  url: string | URL;
+  /** Extra headers on every HTTP request (authorization, tracing). */
+  headers?: Record<string, string>;
+  /** Replaces the global fetch (Node's undici). */
+  fetch?: typeof fetch;
+  /** Frames above this many characters become `oversized` invalid frames. */
+  maxFrameBytes?: number;
+}
+
+/** The legacy GET stream ended while the transport was open: the server dropped it or went away. */
+export class GetStreamEndedError extends McpActorsError {
+  override readonly name = 'GetStreamEndedError';
+  readonly code = 'get_stream_ended';
+  constructor(options?: { cause?: unknown }) {
+    super('the server ended the GET stream', options);
+  }
+}
+
+/** How long `close()` waits for the server to answer the session DELETE. */
+const DELETE_TIMEOUT_MS = 5_000;
+
+export const httpTransport = (options: HttpTransportOptions): TransportFactory => () => new HttpClientTransport(options);
+
+type Phase = 'new' | 'open' | 'failed' | 'closed';
+
+interface LegacySession {
+  /** `Mcp-Session-Id` minted by the server on initialize. */
+  id?: string;
+  /** The id of our `initialize` request, to read the negotiated version from its answer. */
+  initializeId?: RequestId;
+  /** The negotiated version, known once initialize was answered; sent as MCP-Protocol-Version from then on. */
+  version?: string;
+  getStream?: AbortController;
+}
+
+const isRequest = (message: JsonRpcMessage): message is JsonRpcRequest => 'method' in message && 'id' in message;
+
+const mediaType = (response: Response): string | undefined =>
+  response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+
+class HttpClientTransport implements ClientTransport {
+  readonly kind = 'http' as const;
+  private phase: Phase = 'new';
+  private events: TransportEvents | undefined;
+  private endpoint: URL | undefined;
+  private protocol: { era: Era; version: string } = { era: 'modern', version: MODERN_VERSION };
+  private session: LegacySession = {};
+  /** In-flight request streams by request id. */
+  private readonly requests = new Map<RequestId, AbortController>();
+  /** Every open fetch, request streams and the GET stream alike, for close(). */
+  private readonly streams = new Set<AbortController>();
+  private readonly fetch: typeof fetch;
+  private readonly maxFrameBytes: number;
+
+  constructor(private readonly options: HttpTransportOptions) {
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  }
+
+  async start(events: TransportEvents): Promise<void> {
+    if (this.phase !== 'new') throw new TransportStartError('the HTTP transport was already started');
+    let url: URL;
+    try {
+      url = new URL(this.options.url);
+    } catch (cause) {
+      throw new TransportStartError(`${String(this.options.url)} is not a valid URL`, { cause });
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TransportStartError(`${url.href} is not an http: or https: URL`);
+    }
+    this.endpoint = url;
+    this.events = events;
+    this.phase = 'open';
+  }
+
+  setProtocol(protocol: { era: Era; version: string }): void {
+    if (protocol.era === 'modern') this.session = {};
+    else if (this.session.version !== undefined) this.session.version = protocol.version;
+    this.protocol = { ...protocol };
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    const endpoint = this.endpoint;
+    if (this.phase !== 'open' || endpoint === undefined) {
+      throw new NotConnectedError(this.phase === 'new' ? 'not started' : this.phase, 'method' in message ? message.method : undefined);
+    }
+    const request = isRequest(message) ? message : undefined;
+    if (request?.method === 'initialize' && this.protocol.era === 'legacy') this.session.initializeId = request.id;
+    const sentSessionId = this.session.id;
+    const controller = this.track(request?.id);
+    let response: Response;
+    try {
+      response = await this.fetch(endpoint, {
+        method: 'POST',
+        headers: this.postHeaders(message),
+        body: JSON.stringify(message),
+        signal: controller.signal,
+      });
+    } catch (error) {
+      this.untrack(controller, request?.id);
+      if (!controller.signal.aborted) this.fail(error);
+      throw error;
+    }
+    if (this.protocol.era === 'legacy') this.session.id = response.headers.get('mcp-session-id') ?? this.session.id;
+    if (!response.ok) {
+      this.untrack(controller, request?.id);
+      const error = new HttpStatusError(response.status, response.statusText, await readRpcError(response));
+      // A 404 for a request that named our session: the server forgot the session.
+      if (response.status === 404 && sentSessionId !== undefined) this.fail(error);
+      throw error;
+    }
+    if (request === undefined) {
+      this.untrack(controller, undefined);
+      await response.body?.cancel().catch(() => undefined);
+      if (this.protocol.era === 'legacy' && 'method' in message && message.method === 'notifications/initialized') {
+        void this.openGetStream(endpoint);
+      }
+      return;
+    }
+    void this.readResponse(response, request.id, controller);
+  }
+
+  abortRequest(id: RequestId): boolean {
+    const controller = this.requests.get(id);
+    if (controller === undefined) return false;
+    this.untrack(controller, id);
+    controller.abort();
+    return true;
+  }
+
+  async close(): Promise<void> {
+    if (this.phase === 'closed') return;
+    this.phase = 'closed';
+    this.abortAll();
+    const { endpoint, session } = this;
+    if (endpoint === undefined || session.id === undefined || this.protocol.era !== 'legacy') return;
+    try {
+      const response = await this.fetch(endpoint, {
+        method: 'DELETE',
+        headers: this.sessionHeaders(),
+        signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
+      });
+      await response.body?.cancel();
+    } catch {
+      // The session ends with us either way; a server that is gone cannot be told.
+    }
+  }
+
+  /** Delivers one request's response body; reports the stream ended if it held no response for `id`. */
+  private async readResponse(response: Response, id: RequestId, controller: AbortController): Promise<void> {
+    let answered = false;
+    const deliver = (frame: ClassifiedFrame): FrameVerdict => {
+      if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
+      if (frame.kind === 'response' && frame.message.id === id) {
+        answered = true;
+        if (id === this.session.initializeId) this.noteInitialized(frame);
+      }
+      this.events?.frame(frame);
+      return answered ? 'stop' : 'continue';
+    };
+    let cause: unknown;
+    try {
+      const type = mediaType(response);
+      if (response.body === null) cause = new Error(`HTTP ${response.status} with no body`);
+      else if (type === 'text/event-stream') await readSseFrames(response.body, this.maxFrameBytes, deliver);
+      else if (type === 'application/json') for (const frame of await readJsonFrames(response.body, this.maxFrameBytes)) deliver(frame);
+      else {
+        cause = new Error(`unexpected response content type ${type ?? '(none)'}`);
+        await response.body.cancel();
+      }
+    } catch (error) {
+      cause = error;
+    }
+    this.untrack(controller, id);
+    if (!answered && !controller.signal.aborted && this.phase === 'open') {
+      this.events?.requestStreamEnded(id, new StreamEndedError(id, { cause }));
+    }
+  }
+
+  private noteInitialized(frame: ClassifiedFrame): void {
+    if (frame.kind !== 'response' || !('result' in frame.message)) return;
+    const negotiated = frame.message.result.protocolVersion;
+    this.session.version = typeof negotiated === 'string' ? negotiated : this.protocol.version;
+  }
+
+  /** Legacy: the standalone GET stream for unsolicited server messages; 405 means the server offers none. */
+  private async openGetStream(endpoint: URL): Promise<void> {
+    if (this.session.getStream !== undefined || this.phase !== 'open') return;
+    const controller = this.track(undefined);
+    this.session.getStream = controller;
+    let response: Response;
+    try {
+      const headers = this.sessionHeaders();
+      headers.set('accept', 'text/event-stream');
+      response = await this.fetch(endpoint, { method: 'GET', headers, signal: controller.signal });
+    } catch (error) {
+      this.untrack(controller, undefined);
+      if (!controller.signal.aborted) this.fail(error);
+      return;
+    }
+    if (!response.ok || response.body === null) {
+      this.untrack(controller, undefined);
+      if (response.status === 405) {
+        await response.body?.cancel().catch(() => undefined);
+        return;
+      }
+      const error = new HttpStatusError(response.status, response.statusText, await readRpcError(response));
+      if (response.status === 404) this.fail(error);
+      else if (this.phase === 'open') this.events?.error(error);
+      return;
+    }
+    let cause: unknown;
+    try {
+      await readSseFrames(response.body, this.maxFrameBytes, (frame) => {
+        if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
+        this.events?.frame(frame);
+        return 'continue';
+      });
+    } catch (error) {
+      cause = error;
+    }
+    this.untrack(controller, undefined);
+    if (!controller.signal.aborted) this.fail(new GetStreamEndedError({ cause }));
+  }
+
+  private postHeaders(message: JsonRpcMessage): Headers {
+    const headers = this.protocol.era === 'modern' ? this.baseHeaders() : this.sessionHeaders();
+    headers.set('content-type', 'application/json');
+    headers.set('accept', 'application/json, text/event-stream');
+    if (this.protocol.era === 'modern') {
+      headers.set('mcp-protocol-version', this.protocol.version);
+      for (const [name, value] of Object.entries(modernMessageHeaders(message))) headers.set(name, value);
+    }
+    return headers;
+  }
+
+  private baseHeaders(): Headers {
+    return new Headers(this.options.headers);
+  }
+
+  /** Legacy: the session id and, once initialize was answered, the negotiated version. */
+  private sessionHeaders(): Headers {
+    const headers = this.baseHeaders();
+    if (this.session.id !== undefined) headers.set('mcp-session-id', this.session.id);
+    if (this.session.version !== undefined) headers.set('mcp-protocol-version', this.session.version);
+    return headers;
+  }
+
+  private track(id: RequestId | undefined): AbortController {
+    const controller = new AbortController();
+    this.streams.add(controller);
+    if (id !== undefined) this.requests.set(id, controller);
+    return controller;
+  }
+
+  private untrack(controller: AbortController, id: RequestId | undefined): void {
+    this.streams.delete(controller);
+    if (id !== undefined && this.requests.get(id) === controller) this.requests.delete(id);
+    if (this.session.getStream === controller) this.session.getStream = undefined;
+  }
+
+  private abortAll(): void {
+    for (const controller of this.streams) controller.abort();
+    this.streams.clear();
+    this.requests.clear();
+    this.session.getStream = undefined;
+  }
+
+  /** The server is unreachable or dropped us: end everything and report it once. */
+  private fail(cause: unknown): void {
+    if (this.phase !== 'open') return;
+    this.phase = 'failed';
+    this.abortAll();
+    const info: TransportClosedInfo = { type: 'failed', cause };
+    this.events?.closed(info);
+  }
+}

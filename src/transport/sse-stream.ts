@@ -1,0 +1,122 @@
+/**
+ * Reads an HTTP response body as Server-Sent Events with `eventsource-parser`
+ * (the maintained SSE parser) and hands each `data` field on as one frame.
+ *
+ * The parser itself buffers without limit, so a guard in front of it counts
+ * the characters of the event being read; an event that grows past the frame
+ * limit is skipped up to its closing blank line and reported once as an
+ * `oversized` FrameError, and the events after it are read normally.
+ */
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+import { FrameError, parseFrame, type ClassifiedFrame } from '../protocol/jsonrpc.ts';
+
+const LF = 0x0a;
+const CR = 0x0d;
+/** Room for field names (`data: `, `event: `, `id: `) around a frame at the limit. */
+const EVENT_OVERHEAD = 4096;
+
+/** What a frame consumer answers: `stop` ends the read after the current chunk. */
+export type FrameVerdict = 'continue' | 'stop';
+
+/** Splits SSE text into frames, skipping events larger than the limit. */
+export class SseFrameSplitter {
+  private readonly parser: EventSourceParser;
+  private readonly eventLimit: number;
+  private eventChars = 0;
+  private atLineStart = true;
+  private afterCR = false;
+  private skipping = false;
+
+  constructor(private readonly maxFrameBytes: number, private readonly onFrame: (frame: ClassifiedFrame) => void) {
+    this.eventLimit = maxFrameBytes + EVENT_OVERHEAD;
+    this.parser = createParser({
+      onEvent: (event) => {
+        // Empty data fields (resumability priming events) carry no message.
+        if (event.data !== '') this.onFrame(parseFrame(event.data, this.maxFrameBytes));
+      },
+    });
+  }
+
+  push(chunk: string): void {
+    let feedFrom = 0;
+    let lastBoundaryEnd = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const code = chunk.charCodeAt(i);
+      let blankLine = false;
+      if (code === LF && this.afterCR) {
+        this.afterCR = false;
+        continue;
+      }
+      if (code === LF || code === CR) {
+        blankLine = this.atLineStart;
+        this.atLineStart = true;
+        this.afterCR = code === CR;
+      } else {
+        this.atLineStart = false;
+        this.afterCR = false;
+        if (!this.skipping && ++this.eventChars > this.eventLimit) {
+          // Hand over the complete events before this one, then drop its buffered start.
+          this.parser.feed(chunk.slice(feedFrom, lastBoundaryEnd));
+          this.parser.reset();
+          this.skipping = true;
+        }
+        continue;
+      }
+      if (!blankLine) continue;
+      this.eventChars = 0;
+      lastBoundaryEnd = i + 1;
+      if (this.skipping) {
+        this.skipping = false;
+        feedFrom = i + 1;
+        this.reportOversized();
+      }
+    }
+    if (!this.skipping) this.parser.feed(chunk.slice(feedFrom));
+  }
+
+  /** The body ended: an event cut off mid-way is dropped, an oversized one still reported. */
+  end(): void {
+    if (this.skipping) this.reportOversized();
+    this.skipping = false;
+    this.parser.reset();
+  }
+
+  private reportOversized(): void {
+    this.onFrame({
+      kind: 'invalid',
+      error: new FrameError('oversized', `an SSE event exceeds the ${this.maxFrameBytes} character frame limit`),
+    });
+  }
+}
+
+/**
+ * Reads an SSE body to its end (or until `onFrame` answers `stop`), handing
+ * each frame to `onFrame`. Rejects with the read error when the stream breaks.
+ */
+export async function readSseFrames(
+  body: ReadableStream<Uint8Array>,
+  maxFrameBytes: number,
+  onFrame: (frame: ClassifiedFrame) => FrameVerdict,
+): Promise<void> {
+  let stop = false;
+  const splitter = new SseFrameSplitter(maxFrameBytes, (frame) => {
+    if (onFrame(frame) === 'stop') stop = true;
+  });
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      splitter.push(decoder.decode(value, { stream: true }));
+      if (stop) {
+        await reader.cancel().catch(() => undefined);
+        return;
+      }
+    }
+    splitter.push(decoder.decode());
+    splitter.end();
+  } finally {
+    reader.releaseLock();
+  }
+}
