@@ -1,0 +1,44 @@
+/**
+ * The two refusals the subscription machine decides on its own (the others
+ * are the server's errors, passed through). They live beside the machine
+ * because machines may not import src/; src/client/subscription.ts
+ * re-exports them. Same shape as src/protocol/errors.ts: fixed `name`,
+ * stable `code`.
+ */
+import type { NotificationFilter } from './notification-filter.ts';
+
+type StreamId = string | number;
+
+/** No `notifications/subscriptions/acknowledged` arrived within the ack timeout. */
+export class ListenAckTimeoutError extends Error {
+  override readonly name = 'ListenAckTimeoutError';
+  readonly code = 'listen_ack_timeout';
+  constructor(readonly subscriptionId: StreamId, readonly timeoutMs: number) {
+    super(`subscriptions/listen ${String(subscriptionId)} was not acknowledged within ${timeoutMs} ms`);
+  }
+}
+
+/** The server acknowledged more than the client asked for; the stream is cancelled. */
+export class HonoredFilterTooBroadError extends Error {
+  override readonly name = 'HonoredFilterTooBroadError';
+  readonly code = 'honored_filter_too_broad';
+  constructor(
+    readonly subscriptionId: StreamId,
+    readonly requested: NotificationFilter,
+    readonly honored: NotificationFilter,
+  ) {
+    super(`subscriptions/listen ${String(subscriptionId)} was acknowledged with a filter broader than requested`);
+  }
+}
+
+/**
+ * The resync snapshot could not be fetched because the connection dropped
+ * meanwhile: not a refusal, the stream waits for the next `connection.ready`.
+ */
+export class ResyncInterruptedError extends Error {
+  override readonly name = 'ResyncInterruptedError';
+  readonly code = 'resync_interrupted';
+  constructor(options?: { cause?: unknown }) {
+    super('the resync snapshot was interrupted by a connection loss', options);
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * One modern-era `subscriptions/listen` stream.
+ *
+ *   listening.opening ──ack──▶ listening.active ──lost──▶ paused
+ *        ▲                                                  │ ready (modern)
+ *        └──── ready, never acknowledged ───────────────────┤
+ *   listening.reopening ◀── ready, acknowledged before ─────┘
+ *        └──ack──▶ listening.resyncing ──snapshot──▶ listening.active
+ *   any of them ──▶ closed (final; output: ClosedReason)
+ *
+ * The machine decides which invoked actor is live; the I/O bridge in
+ * src/client/subscription.ts provides them:
+ * - `listen` (whole of `listening`): sends `subscriptions/listen` under the
+ *   same id every time, reports acknowledged/result/error/cancelled/ended;
+ *   on `listen.cancel` it cancels on the wire; when stopped it releases.
+ * - `delivery` (`active`): hands the subscriber the resync snapshot if there
+ *   is one, flushes what was held, then installs a direct route. Notifications
+ *   never pass through this machine: that route is a plain function call.
+ * - `holding` (`resyncing`): installs a route that holds notifications in order.
+ * - `resync` (`resyncing`): fetches the snapshot.
+ * In `opening`, `reopening` and `paused` no route is installed: nothing is delivered.
+ */
+import { assign, fromCallback, fromPromise, sendTo, setup, type EventObject } from 'xstate';
+import type { ClosedReason, ConnectionClosedReason } from './closed-reason.ts';
+import type { Era } from './era.ts';
+import { isWithin, type NotificationFilter } from './notification-filter.ts';
+import { HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from './subscription-errors.ts';
+
+export type SubscriptionId = string | number;
+
+/**
+ * Identical to `ConnectionLifecycleEvent` in src/client/ports.ts, which a
+ * machine may not import; test/machines/subscription.test.ts pins the two equal.
+ */
+export type ConnectionLifecycleEvent =
+  | { type: 'connection.ready'; era: Era; generation: number }
+  | { type: 'connection.lost'; cause: unknown }
+  | { type: 'connection.era_changed'; from: Era; to: Era }
+  | { type: 'connection.closed'; reason: ConnectionClosedReason };
+
+/** What the `listen` actor reports from the wire (notifications take the route instead). */
+export type ListenWireEvent =
+  | { type: 'listen.acknowledged'; honored: NotificationFilter }
+  | { type: 'listen.result'; result: unknown }
+  | { type: 'listen.error'; error: unknown }
+  | { type: 'listen.cancelled'; reason: string | undefined }
+  | { type: 'listen.ended'; cause: unknown };
+
+export type SubscriptionLocalEvent =
+  /** The owner closed the stream. */
+  | { type: 'close' }
+  /** The subscriber (an actor, an abandoned iterator) is gone. */
+  | { type: 'subscriber.stopped' }
+  /** The mailbox shed a delivery at its cap. */
+  | { type: 'delivery.dropped'; cap: number };
+
+export type SubscriptionEvent = ListenWireEvent | ConnectionLifecycleEvent | SubscriptionLocalEvent;
+
+export interface SubscriptionInput {
+  subscriptionId: SubscriptionId;
+  requested: NotificationFilter;
+  ackTimeoutMs: number;
+}
+
+export interface ListenInput {
+  subscriptionId: SubscriptionId;
+  filter: NotificationFilter;
+}
+export type ListenCommand = { type: 'listen.cancel' };
+
+export interface DeliveryInput {
+  honored: NotificationFilter;
+  /** The resync snapshot to hand over before anything else, after a restart. Opaque here. */
+  resynced: object | undefined;
+}
+
+export interface ResyncInput {
+  honored: NotificationFilter;
+}
+
+export interface SubscriptionContext extends SubscriptionInput {
+  /** The acknowledged filter; undefined until the first acknowledgment. */
+  honored: NotificationFilter | undefined;
+  resynced: object | undefined;
+  reason: ClosedReason | undefined;
+}
+
+/** The closed reason an outside event stands for, or undefined if it does not end the stream. */
+function reasonFor(event: SubscriptionEvent): ClosedReason | undefined {
+  switch (event.type) {
+    case 'close':
+    case 'subscriber.stopped':
+      return { type: 'local' };
+    case 'delivery.dropped':
+      return { type: 'delivery_dropped', cap: event.cap };
+    case 'listen.result':
+      return { type: 'graceful' };
+    case 'listen.error':
+      return { type: 'refused', error: event.error };
+    case 'listen.cancelled':
+      return { type: 'remote', cause: event.reason };
+    case 'listen.ended':
+      return { type: 'remote', cause: event.cause };
+    case 'connection.era_changed':
+      return { type: 'era_changed', era: event.to };
+    case 'connection.ready':
+      return { type: 'era_changed', era: event.era };
+    case 'connection.closed':
+      // For a stream, a transport closed with reconnection off is "ended with no answer".
+      return event.reason.type === 'transport_closed' ? { type: 'remote', cause: event.reason.cause } : event.reason;
+    default:
+      return undefined;
+  }
+}
+
+const idle = fromCallback<EventObject, unknown>(() => undefined);
+
+export const subscriptionMachine = setup({
+  types: {
+    context: {} as SubscriptionContext,
+    events: {} as SubscriptionEvent,
+    input: {} as SubscriptionInput,
+    output: {} as ClosedReason,
+  },
+  actors: {
+    // Signatures only: src/client/subscription.ts provides the real ones.
+    listen: fromCallback<ListenCommand, ListenInput>(() => undefined),
+    delivery: fromCallback<EventObject, DeliveryInput>(() => undefined),
+    holding: idle,
+    resync: fromPromise<object, ResyncInput>(() => new Promise<object>(() => undefined)),
+  },
+  guards: {
+    ackBroaderThanRequested: ({ context, event }) =>
+      event.type === 'listen.acknowledged' && !isWithin(event.honored, context.requested),
+    everAcknowledged: ({ context }) => context.honored !== undefined,
+    readyInOtherEra: ({ event }) => event.type === 'connection.ready' && event.era !== 'modern',
+    leftModernEra: ({ event }) => event.type === 'connection.era_changed' && event.to !== 'modern',
+    resyncInterrupted: (_, params: { error: unknown }) => params.error instanceof ResyncInterruptedError,
+  },
+  delays: {
+    ackTimeout: ({ context }) => context.ackTimeoutMs,
+  },
+  actions: {
+    recordReason: assign({ reason: ({ context, event }) => reasonFor(event) ?? context.reason }),
+    recordAckTimeout: assign({
+      reason: ({ context }) => ({ type: 'remote', cause: new ListenAckTimeoutError(context.subscriptionId, context.ackTimeoutMs) }),
+    }),
+    recordTooBroad: assign({
+      reason: ({ context, event }) => ({
+        type: 'refused',
+        error: new HonoredFilterTooBroadError(context.subscriptionId, context.requested, event.type === 'listen.acknowledged' ? event.honored : {}),
+      }),
+    }),
+    recordResyncFailure: assign({ reason: (_, params: { error: unknown }) => ({ type: 'refused', error: params.error }) }),
+    assignHonored: assign({ honored: ({ context, event }) => (event.type === 'listen.acknowledged' ? event.honored : context.honored) }),
+    rememberSnapshot: assign({ resynced: (_, params: { snapshot: object }) => params.snapshot }),
+    forgetSnapshot: assign({ resynced: undefined }),
+    cancelOnWire: sendTo('listen', { type: 'listen.cancel' }),
+  },
+}).createMachine({
+  id: 'subscription',
+  context: ({ input }) => ({ ...input, honored: undefined, resynced: undefined, reason: undefined }),
+  initial: 'listening',
+  on: {
+    'connection.closed': { target: '.closed', actions: 'recordReason' },
+    'connection.era_changed': { guard: 'leftModernEra', target: '.closed', actions: 'recordReason' },
+  },
+  states: {
+    listening: {
+      initial: 'opening',
+      invoke: {
+        id: 'listen',
+        src: 'listen',
+        input: ({ context }) => ({ subscriptionId: context.subscriptionId, filter: context.requested }),
+      },
+      on: {
+        // The stream is over on the wire: leaving `listening` only releases the route.
+        'listen.result': { target: 'closed', actions: 'recordReason' },
+        'listen.error': { target: 'closed', actions: 'recordReason' },
+        'listen.cancelled': { target: 'closed', actions: 'recordReason' },
+        'listen.ended': { target: 'closed', actions: 'recordReason' },
+        'connection.lost': { target: 'paused' },
+        // We end it: tell the peer.
+        close: { target: '.cancelling', actions: 'recordReason' },
+        'subscriber.stopped': { target: '.cancelling', actions: 'recordReason' },
+        'delivery.dropped': { target: '.cancelling', actions: 'recordReason' },
+      },
+      states: {
+        opening: {
+          after: { ackTimeout: { target: 'cancelling', actions: 'recordAckTimeout' } },
+          on: {
+            'listen.acknowledged': [
+              { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
+              { target: 'active', actions: 'assignHonored' },
+            ],
+          },
+        },
+        active: {
+          // No deadline once open.
+          invoke: {
+            id: 'delivery',
+            src: 'delivery',
+            input: ({ context }) => ({ honored: context.honored ?? {}, resynced: context.resynced }),
+          },
+          exit: 'forgetSnapshot',
+        },
+        reopening: {
+          after: { ackTimeout: { target: 'cancelling', actions: 'recordAckTimeout' } },
+          on: {
+            'listen.acknowledged': [
+              { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
+              { target: 'resyncing', actions: 'assignHonored' },
+            ],
+          },
+        },
+        resyncing: {
+          invoke: [
+            { id: 'holding', src: 'holding' },
+            {
+              id: 'resync',
+              src: 'resync',
+              input: ({ context }) => ({ honored: context.honored ?? {} }),
+              onDone: {
+                target: 'active',
+                actions: { type: 'rememberSnapshot', params: ({ event }) => ({ snapshot: event.output }) },
+              },
+              onError: [
+                // The connection dropped mid-resync: `connection.lost` follows, wait for it there.
+                { guard: { type: 'resyncInterrupted', params: ({ event }) => ({ error: event.error }) }, target: '#subscription.paused' },
+                {
+                  target: '#subscription.closed',
+                  actions: { type: 'recordResyncFailure', params: ({ event }) => ({ error: event.error }) },
+                },
+              ],
+            },
+          ],
+        },
+        cancelling: {
+          // Transient: the cancel reaches the listen actor before leaving `listening` stops it.
+          entry: 'cancelOnWire',
+          always: { target: '#subscription.closed' },
+        },
+      },
+    },
+    paused: {
+      on: {
+        'connection.ready': [
+          { guard: 'readyInOtherEra', target: 'closed', actions: 'recordReason' },
+          { guard: 'everAcknowledged', target: 'listening.reopening' },
+          { target: 'listening.opening' },
+        ],
+        close: { target: 'closed', actions: 'recordReason' },
+        'subscriber.stopped': { target: 'closed', actions: 'recordReason' },
+      },
+    },
+    closed: { type: 'final' },
+  },
+  output: ({ context }) => context.reason ?? { type: 'local' },
+});
+
+export type SubscriptionMachine = typeof subscriptionMachine;
