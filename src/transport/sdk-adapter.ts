@@ -1,0 +1,119 @@
+/**
+ * Runs the client over any transport written for the official MCP SDK (its
+ * `Transport` interface: start, send, close and the onmessage / onclose /
+ * onerror callbacks). The SDK is not imported: `SdkTransportLike` states the
+ * shape structurally, so an SDK transport fits without a dependency.
+ *
+ * - Every inbound message goes through `classifyFrame`; invalid ones become
+ *   `invalid` frames and never end the transport.
+ * - `onclose` from the SDK transport is reported as `{ type: 'ended' }`,
+ *   unless the owner closed it with `close()`.
+ * - Pass a factory (`() => new SomeTransport()`) to allow reconnects: each
+ *   connection attempt gets a fresh SDK transport. A single object can be
+ *   used for one connection only; starting it again fails with
+ *   TransportStartError.
+ */
+import { classifyFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import { TransportStartError } from '../protocol/errors.ts';
+import type { ClientTransport, TransportEvents, TransportFactory } from './transport.ts';
+
+/**
+ * What `send` is given: one JSON-RPC message. Kept this loose because the
+ * SDK's own `JSONRPCMessage` type words ids differently from ours.
+ */
+export interface SdkWireMessage {
+  jsonrpc: '2.0';
+}
+
+/**
+ * The official SDK's Transport, as far as this adapter uses it. Members are
+ * declared as methods so SDK transports with narrower parameter types fit.
+ */
+export interface SdkTransportLike {
+  start(): Promise<void>;
+  send(message: SdkWireMessage): Promise<void>;
+  close(): Promise<void>;
+  onmessage?(message: unknown, extra?: unknown): void;
+  onclose?(): void;
+  onerror?(error: Error): void;
+  setProtocolVersion?(version: string): void;
+}
+
+type Phase = 'idle' | 'open' | 'ended' | 'closed';
+
+class SdkTransportAdapter implements ClientTransport {
+  readonly kind = 'custom';
+  private phase: Phase = 'idle';
+  private source: SdkTransportLike | undefined;
+
+  constructor(private readonly acquire: () => SdkTransportLike) {}
+
+  async start(events: TransportEvents): Promise<void> {
+    if (this.phase !== 'idle') throw new TransportStartError('this transport was already started; make a new one per connection');
+    this.phase = 'open';
+    let source: SdkTransportLike;
+    try {
+      source = this.acquire();
+    } catch (cause) {
+      this.phase = 'closed';
+      throw cause instanceof TransportStartError ? cause : new TransportStartError(`cannot create the SDK transport: ${describe(cause)}`, { cause });
+    }
+    this.source = source;
+    source.onmessage = (message) => {
+      if (this.phase === 'open') events.frame(classifyFrame(message));
+    };
+    source.onerror = (error) => {
+      if (this.phase === 'open') events.error(error);
+    };
+    source.onclose = () => {
+      if (this.phase !== 'open') return; // a local close, or already reported
+      this.phase = 'ended';
+      events.closed({ type: 'ended' });
+    };
+    try {
+      await source.start();
+    } catch (cause) {
+      this.phase = 'closed';
+      throw new TransportStartError(`the SDK transport did not start: ${describe(cause)}`, { cause });
+    }
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.phase !== 'open' || !this.source) {
+      return Promise.reject(new Error(`SDK transport cannot send: it is ${this.phase}`));
+    }
+    return this.source.send(message);
+  }
+
+  abortRequest(): boolean {
+    return false;
+  }
+
+  setProtocol(protocol: { version: string }): void {
+    this.source?.setProtocolVersion?.(protocol.version);
+  }
+
+  async close(): Promise<void> {
+    const wasOpen = this.phase === 'open';
+    this.phase = 'closed';
+    if (wasOpen) await this.source?.close();
+  }
+}
+
+const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+
+/** Adapts an official-SDK-style transport, or a factory of them, into a TransportFactory. */
+export function fromSdkTransport(source: SdkTransportLike | (() => SdkTransportLike)): TransportFactory {
+  if (typeof source === 'function') return () => new SdkTransportAdapter(source);
+  let used = false;
+  const once = (): SdkTransportLike => {
+    if (used) {
+      throw new TransportStartError(
+        'this SDK transport object was already used for a connection; pass a factory (() => new Transport()) to reconnect',
+      );
+    }
+    used = true;
+    return source;
+  };
+  return () => new SdkTransportAdapter(once);
+}
