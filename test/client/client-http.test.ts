@@ -1,0 +1,153 @@
+/**
+ * The client over loopback Streamable HTTP against real servers in child
+ * processes: the official @modelcontextprotocol/server 2.x (`createMcpHandler`,
+ * modern) and @modelcontextprotocol/sdk 1.x (sessionful, legacy).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, type McpClient } from '../../src/client/client.ts';
+import {
+  ConnectionLostError,
+  NegotiationError,
+  RequestAbortedError,
+  RequestTimeoutError,
+} from '../../src/protocol/errors.ts';
+import { httpTransport } from '../../src/transport/http.ts';
+import { nextEvent, recordEvents } from '../fixtures/client-events.ts';
+import { startHttpFixture, type HttpFixture, type HttpFixtureKind } from '../fixtures/http-fixture-process.ts';
+
+const clients: McpClient[] = [];
+const fixtures: HttpFixture[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
+});
+
+async function serve(kind: HttpFixtureKind, args: string[] = []): Promise<HttpFixture> {
+  const fixture = await startHttpFixture(kind, { args });
+  fixtures.push(fixture);
+  return fixture;
+}
+
+function connectTo(fixture: HttpFixture, options: Partial<Parameters<typeof createClient>[0]> = {}): McpClient {
+  const client = createClient({ transport: httpTransport({ url: fixture.url }), ...options });
+  clients.push(client);
+  return client;
+}
+
+/** Enough attempts to outlast a fixture restart (a node + tsx start-up). */
+const patientReconnect = { maxAttempts: 40, baseDelayMs: 25, maxDelayMs: 250 };
+
+const cases: { kind: HttpFixtureKind; era: 'legacy' | 'modern' }[] = [
+  { kind: 'official', era: 'modern' },
+  { kind: 'legacy', era: 'legacy' },
+];
+
+describe('client over loopback HTTP', () => {
+  it("'auto' picks modern on the official 2.x server", async () => {
+    const client = connectTo(await serve('official', ['--name', 'modern-http']));
+    await client.connect();
+    expect(client.era).toBe('modern');
+    expect(client.serverInfo).toMatchObject({ name: 'modern-http' });
+  });
+
+  it("'auto' falls back to initialize on the sessionful SDK 1.x server", async () => {
+    const client = connectTo(await serve('legacy'));
+    await client.connect();
+    expect(client.era).toBe('legacy');
+    expect(client.protocolVersion).toBe('2025-11-25');
+  });
+
+  it("'modern' fails loudly on the legacy server", async () => {
+    const client = connectTo(await serve('legacy'), { era: 'modern' });
+    await expect(client.connect()).rejects.toBeInstanceOf(NegotiationError);
+  });
+
+  it("'legacy' initializes the SDK 1.x server", async () => {
+    const client = connectTo(await serve('legacy'), { era: 'legacy' });
+    await client.connect();
+    expect(client.era).toBe('legacy');
+  });
+
+  it('a network failure is an error, not evidence of a legacy server', async () => {
+    const fixture = await serve('official');
+    await fixture.stop();
+    const client = connectTo(fixture);
+    const failure = await client.connect().catch((error: unknown) => error);
+    expect(failure).not.toBeInstanceOf(NegotiationError);
+    expect((failure as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(client.era).toBeUndefined();
+    expect(client.state).toBe('idle');
+  });
+
+  for (const { kind, era } of cases) {
+    describe(`${kind} server (${era})`, () => {
+      it('lists and calls', async () => {
+        const client = connectTo(await serve(kind));
+        await client.connect();
+        expect(client.era).toBe(era);
+        expect((await client.listTools()).map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'slow']));
+        expect((await client.listResources()).map((resource) => resource.uri)).toContain('test://resource/1');
+        expect((await client.callTool('echo', { text: 'over http' })).content).toEqual([{ type: 'text', text: 'over http' }]);
+      });
+
+      it('times out a request and keeps working', async () => {
+        const client = connectTo(await serve(kind));
+        await client.connect();
+        await expect(client.callTool('slow', { ms: 10_000 }, { timeoutMs: 50 })).rejects.toBeInstanceOf(RequestTimeoutError);
+        expect((await client.callTool('echo', { text: 'ok' })).content).toEqual([{ type: 'text', text: 'ok' }]);
+      });
+
+      it('aborts a request', async () => {
+        const client = connectTo(await serve(kind));
+        await client.connect();
+        const controller = new AbortController();
+        const slow = client.callTool('slow', { ms: 10_000 }, { signal: controller.signal });
+        controller.abort();
+        await expect(slow).rejects.toBeInstanceOf(RequestAbortedError);
+        expect((await client.callTool('echo', { text: 'ok' })).content).toEqual([{ type: 'text', text: 'ok' }]);
+      });
+
+      it('delivers progress to the call that asked for it', async () => {
+        const client = connectTo(await serve(kind));
+        await client.connect();
+        const progress: unknown[] = [];
+        await client.callTool('progress', { steps: 2 }, { onProgress: (params) => progress.push(params.progress) });
+        expect(progress).toEqual([1, 2]);
+      });
+
+      it('reconnects after the server process is killed and restarted', async () => {
+        const fixture = await serve(kind);
+        const client = connectTo(fixture, { reconnect: patientReconnect });
+        await client.connect();
+        const events = recordEvents(client);
+        const lost = expect(client.callTool('slow', { ms: 10_000 })).rejects.toBeInstanceOf(ConnectionLostError);
+        await fixture.kill();
+        await lost;
+        const ready = nextEvent(client, 'connection.ready');
+        await fixture.restart();
+        await ready;
+        expect(events[0]?.type).toBe('connection.lost');
+        expect(events.filter((event) => event.type === 'connection.reconnecting').length).toBeGreaterThanOrEqual(1);
+        expect(client.era).toBe(era);
+        expect((await client.callTool('echo', { text: 'again' })).content).toEqual([{ type: 'text', text: 'again' }]);
+      });
+
+      it('ends as reconnect_exhausted when the server stays down', async () => {
+        const fixture = await serve(kind);
+        const client = connectTo(fixture, { reconnect: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 } });
+        await client.connect();
+        await fixture.kill();
+        // Without a request in flight a modern HTTP client only notices on its next request.
+        await client.listTools().catch(() => undefined);
+        expect(await client.closed).toMatchObject({ type: 'reconnect_exhausted', attempts: 2 });
+      });
+
+      it('disconnect() gives disconnected', async () => {
+        const client = connectTo(await serve(kind));
+        await client.connect();
+        await client.disconnect();
+        expect(await client.closed).toEqual({ type: 'disconnected' });
+      });
+    });
+  }
+});
