@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromCallback, fromPromise, SimulatedClock, waitFor, type EventObject, type SnapshotFrom } from 'xstate';
+import {
+  cacheMachine,
+  recoveryDelay,
+  type CacheEmitted,
+  type CacheEvent,
+  type CacheNegotiation,
+  type CacheRecovery,
+  type ListenInput,
+  type NegotiationInput,
+} from '../../machines/cache.machine.ts';
+import { computeFilter, type Interest } from '../../src/cache/interest.ts';
+import type { ServerCapabilities } from '../../src/protocol/versions.ts';
+
+const interest: Interest = { tools: true, prompts: true, uris: ['file:///notes.txt'] };
+const everything: ServerCapabilities = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true } };
+const toolsOnly: ServerCapabilities = { tools: { listChanged: true } };
+const modern = (capabilities: ServerCapabilities): CacheNegotiation => ({ era: 'modern', capabilities });
+const legacy = (capabilities: ServerCapabilities): CacheNegotiation => ({ era: 'legacy', capabilities });
+
+interface OpenStream {
+  input: ListenInput;
+  send(event: CacheEvent): void;
+  stopped: boolean;
+}
+
+/** Drives the cache with scripted negotiations, fake streams and a simulated clock. */
+function startCache(script: Array<CacheNegotiation | Error>, recovery: CacheRecovery = { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 3_000 }) {
+  const clock = new SimulatedClock();
+  const negotiations: NegotiationInput[] = [];
+  const streams: OpenStream[] = [];
+  const machine = cacheMachine.provide({
+    actors: {
+      negotiation: fromPromise<CacheNegotiation, NegotiationInput>(async ({ input }) => {
+        negotiations.push(input);
+        const next = script.shift();
+        if (next === undefined) throw new Error('the test scripted no further negotiation');
+        if (next instanceof Error) throw next;
+        return next;
+      }),
+      listen: fromCallback<EventObject, ListenInput>(({ input, sendBack }) => {
+        const stream: OpenStream = { input, send: sendBack, stopped: false };
+        streams.push(stream);
+        return () => {
+          stream.stopped = true;
+        };
+      }),
+    },
+  });
+  const actor = createActor(machine, {
+    input: { intersect: (capabilities) => computeFilter(interest, capabilities as ServerCapabilities), recovery },
+    clock,
+  });
+  const emitted: CacheEmitted[] = [];
+  actor.on('*', (event) => emitted.push(event));
+  const visited: string[] = [];
+  actor.subscribe((snapshot) => visited.push(JSON.stringify(snapshot.value)));
+  actor.start();
+  const until = (predicate: (snapshot: SnapshotFrom<typeof cacheMachine>) => boolean) => waitFor(actor, predicate);
+  const state = () => actor.getSnapshot().value;
+  const lastStream = () => {
+    const stream = streams.at(-1);
+    if (!stream) throw new Error('no stream was opened');
+    return stream;
+  };
+  return { actor, clock, negotiations, streams, emitted, visited, until, state, lastStream };
+}
+
+describe('cache machine', () => {
+  it('listens for the intersection in the negotiated era, and treats notifications as work, never as an end', async () => {
+    const cache = startCache([modern(toolsOnly)]);
+    expect(cache.state()).toBe('idle');
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    expect(cache.streams.map((s) => s.input)).toEqual([{ era: 'modern', filter: { toolsListChanged: true } }]);
+
+    cache.lastStream().send({ type: 'stream.opened' });
+    cache.lastStream().send({ type: 'stream.notification', method: 'notifications/tools/list_changed', params: {} });
+    cache.lastStream().send({ type: 'stream.notification', method: 'notifications/tools/list_changed', params: undefined });
+    expect(cache.state()).toEqual({ listening: 'open' });
+    expect(cache.emitted).toEqual([
+      { type: 'cache.notification', method: 'notifications/tools/list_changed', params: {} },
+      { type: 'cache.notification', method: 'notifications/tools/list_changed', params: undefined },
+    ]);
+    expect(cache.lastStream().stopped).toBe(false);
+  });
+
+  it('opens the same way on a legacy connection; the era only reaches the stream actor', async () => {
+    const cache = startCache([legacy(everything)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    expect(cache.lastStream().input).toEqual({
+      era: 'legacy',
+      filter: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] },
+    });
+  });
+
+  it('completes on a graceful end without any recovery attempt', async () => {
+    const cache = startCache([modern(everything)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.opened' });
+    cache.lastStream().send({ type: 'stream.ended_gracefully' });
+
+    expect(cache.state()).toBe('completed');
+    expect(cache.actor.getSnapshot().status).toBe('done');
+    cache.clock.increment(60_000);
+    expect(cache.visited.some((value) => value.includes('recovering') || value.includes('interrupted'))).toBe(false);
+    expect(cache.negotiations).toHaveLength(1);
+    expect(cache.streams).toHaveLength(1);
+    expect(cache.lastStream().stopped).toBe(true);
+    expect(cache.emitted).toEqual([]);
+  });
+
+  it('recovers an unexpected close with growing delays, bounded by the maximum, then degrades', async () => {
+    const cache = startCache([modern(everything), modern(everything), new Error('discover failed'), modern(everything)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.opened' });
+    cache.lastStream().send({ type: 'stream.closed_unexpectedly', cause: 'eof' });
+    expect(cache.lastStream().stopped).toBe(true);
+
+    // Attempt 1 waits 1 s, attempt 2 waits 2 s, attempt 3 is capped at 3 s (not 4 s).
+    const waits: number[] = [];
+    for (const attempt of [1, 2, 3]) {
+      expect(cache.state()).toBe('recovering');
+      expect(cache.actor.getSnapshot().context.attempt).toBe(attempt);
+      const delay = recoveryDelay(attempt, { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 3_000 });
+      cache.clock.increment(delay - 1);
+      expect(cache.state()).toBe('recovering');
+      cache.clock.increment(1);
+      waits.push(delay);
+      expect(cache.negotiations.at(-1)).toEqual({ attempt });
+      // Attempt 1 reopens and fails before opening; attempt 2's negotiation fails; attempt 3 reopens and fails.
+      await cache.until((s) => !s.matches('negotiating'));
+      if (cache.actor.getSnapshot().matches('listening')) cache.lastStream().send({ type: 'stream.closed_unexpectedly', cause: `eof ${attempt}` });
+    }
+    expect(waits).toEqual([1_000, 2_000, 3_000]);
+    expect(cache.state()).toBe('degraded');
+    expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'recovery_exhausted', attempts: 3, cause: 'eof 3' });
+    expect(cache.negotiations).toEqual([{ attempt: 0 }, { attempt: 1 }, { attempt: 2 }, { attempt: 3 }]);
+    expect(cache.streams).toHaveLength(3);
+    expect(cache.streams.every((stream) => stream.stopped)).toBe(true);
+    // Degraded: what the interrupted stream covered is no longer notification-backed.
+    expect(cache.emitted).toEqual([
+      { type: 'cache.invalidate', filter: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] } },
+    ]);
+    cache.clock.increment(600_000);
+    expect(cache.state()).toBe('degraded');
+    expect(cache.negotiations).toHaveLength(4);
+  });
+
+  it('renegotiates and recomputes the intersection before reopening, and invalidates what the interrupted stream covered once the new one is open', async () => {
+    const cache = startCache([modern(everything), modern(toolsOnly)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.opened' });
+    cache.lastStream().send({ type: 'stream.closed_unexpectedly', cause: 'killed' });
+    cache.clock.increment(1_000);
+    await cache.until((s) => s.matches('listening'));
+
+    expect(cache.streams.map((s) => s.input.filter)).toEqual([
+      { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] },
+      { toolsListChanged: true },
+    ]);
+    expect(cache.emitted).toEqual([]);
+    cache.lastStream().send({ type: 'stream.opened' });
+    expect(cache.emitted).toEqual([
+      { type: 'cache.invalidate', filter: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] } },
+    ]);
+    expect(cache.actor.getSnapshot().context.attempt).toBe(0);
+
+    // An open stream resets the bound: a later close starts again from the first delay.
+    cache.lastStream().send({ type: 'stream.closed_unexpectedly', cause: 'killed again' });
+    expect(cache.actor.getSnapshot().context.attempt).toBe(1);
+  });
+
+  it('opens nothing when interest and capabilities share nothing, and leaves noOverlap on a later negotiation that overlaps', async () => {
+    const cache = startCache([modern({ resources: { listChanged: true }, logging: {} })]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('noOverlap'));
+    expect(cache.streams).toEqual([]);
+    expect(cache.actor.getSnapshot().context.filter).toBeNull();
+
+    cache.actor.send({ type: 'connection.ready', ...modern(toolsOnly) });
+    expect(cache.state()).toEqual({ listening: 'opening' });
+    expect(cache.lastStream().input).toEqual({ era: 'modern', filter: { toolsListChanged: true } });
+  });
+
+  it('intersects again when the connection renegotiates under an open stream', async () => {
+    const cache = startCache([modern(everything)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    const first = cache.lastStream();
+    first.send({ type: 'stream.opened' });
+    cache.actor.send({ type: 'connection.ready', ...legacy({}) });
+
+    expect(first.stopped).toBe(true);
+    expect(cache.state()).toBe('noOverlap');
+    expect(cache.streams).toHaveLength(1);
+    expect(cache.emitted).toEqual([
+      { type: 'cache.invalidate', filter: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] } },
+    ]);
+  });
+
+  it('degrades with the reason when the connection closes for good', async () => {
+    const cache = startCache([modern(toolsOnly)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.opened' });
+    cache.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
+
+    expect(cache.state()).toBe('degraded');
+    expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'connection_closed', reason: { type: 'disconnected' } });
+    expect(cache.lastStream().stopped).toBe(true);
+  });
+
+  it('stops waiting to retry when the connection closes during recovery', async () => {
+    const cache = startCache([modern(toolsOnly)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.actor.send({ type: 'connection.lost', cause: 'transport dropped' });
+    expect(cache.state()).toBe('recovering');
+    cache.actor.send({ type: 'connection.closed', reason: { type: 'reconnect_exhausted', cause: 'gone', attempts: 5 } });
+    cache.clock.increment(60_000);
+    expect(cache.state()).toBe('degraded');
+    expect(cache.negotiations).toHaveLength(1);
+  });
+});
