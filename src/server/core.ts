@@ -1,0 +1,154 @@
+/**
+ * The state every transport of one server shares: the registry, the
+ * capabilities, the limits, the audience index with every open listen stream
+ * and legacy session, and the bus feeding it. Transports own connections;
+ * this owns what is broadcast to them.
+ */
+import { FilterError, validateFilter, type NotificationFilter } from '../protocol/filter.ts';
+import type { RequestId } from '../protocol/jsonrpc.ts';
+import type { Implementation, ServerCapabilities } from '../protocol/versions.ts';
+import { AudienceIndex, type ListKind } from './audience-index.ts';
+import { createInProcessBus, type ChangeBus } from './bus.ts';
+import { InvalidParamsError, LimitExceededError } from './errors.ts';
+import { LegacySession, type SessionEndReason } from './legacy-session.ts';
+import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
+import { ListenStream, type StreamEndReason } from './listen-stream.ts';
+import type { Outbox } from './outbox.ts';
+import { Registry } from './registry.ts';
+
+/** Which change notifications the server offers; all on by default. */
+export interface ServerFeatures {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: boolean;
+}
+
+export interface ServerOptions {
+  name: string;
+  version: string;
+  instructions?: string;
+  /** Items per page of tools/list, prompts/list and resources/list (default 50). */
+  pageSize?: number;
+  limits?: Partial<ServerLimits>;
+  /** Carries change events between nodes; an in-process bus by default. */
+  bus?: ChangeBus;
+  features?: ServerFeatures;
+}
+
+export class ServerCore {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly pageSize: number;
+  readonly limits: ServerLimits;
+  readonly capabilities: ServerCapabilities;
+  readonly registry = new Registry();
+  readonly index = new AudienceIndex();
+  readonly bus: ChangeBus;
+  readonly streams = new Set<ListenStream>();
+  readonly sessions = new Set<LegacySession>();
+  closing = false;
+  private readonly leaveBus: () => void;
+
+  constructor(options: ServerOptions) {
+    this.info = { name: options.name, version: options.version };
+    this.instructions = options.instructions;
+    this.pageSize = options.pageSize ?? 50;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    const features = options.features ?? {};
+    this.capabilities = {
+      tools: { listChanged: features.toolsListChanged ?? true },
+      prompts: { listChanged: features.promptsListChanged ?? true },
+      resources: { listChanged: features.resourcesListChanged ?? true, subscribe: features.resourceSubscriptions ?? true },
+      logging: {},
+    };
+    this.bus = options.bus ?? createInProcessBus();
+    this.leaveBus = this.bus.subscribe((event) => this.index.fanOut(event));
+  }
+
+  /** Validates a listen filter and keeps what this server offers. */
+  honor(raw: unknown): NotificationFilter {
+    let requested: NotificationFilter;
+    try {
+      requested = validateFilter(raw, { allowTaskIds: false, maxUris: this.limits.maxUrisPerFilter });
+    } catch (error) {
+      if (error instanceof FilterError) throw new InvalidParamsError(`Invalid params: notifications: ${error.message}`);
+      throw error;
+    }
+    const caps = this.capabilities;
+    const honored: NotificationFilter = {};
+    if (requested.toolsListChanged && caps.tools?.listChanged) honored.toolsListChanged = true;
+    if (requested.promptsListChanged && caps.prompts?.listChanged) honored.promptsListChanged = true;
+    if (requested.resourcesListChanged && caps.resources?.listChanged) honored.resourcesListChanged = true;
+    if (requested.resourceSubscriptions && caps.resources?.subscribe) honored.resourceSubscriptions = requested.resourceSubscriptions;
+    return honored;
+  }
+
+  /**
+   * Opens a listen stream writing into `outbox` and indexes it once it is
+   * acknowledged. Throws LimitExceededError past `maxListenStreams`.
+   */
+  openStream(id: RequestId, honored: NotificationFilter, outbox: Outbox, onEnd: (reason: StreamEndReason) => void): ListenStream {
+    this.assertRoomForStream();
+    const kinds = listKinds(honored);
+    const uris = honored.resourceSubscriptions ?? [];
+    const stream = new ListenStream({
+      id,
+      honored,
+      outbox,
+      maxPending: this.limits.maxPendingPerStream,
+      finishTimeoutMs: this.limits.finishTimeoutMs,
+      onEnd: (ended, reason) => {
+        this.streams.delete(ended);
+        for (const kind of kinds) this.index.removeKind(kind, ended);
+        for (const uri of uris) this.index.removeUri(uri, ended);
+        onEnd(reason);
+      },
+    });
+    this.streams.add(stream);
+    stream.acknowledge();
+    for (const kind of kinds) this.index.addKind(kind, stream);
+    for (const uri of uris) this.index.addUri(uri, stream);
+    return stream;
+  }
+
+  /** Throws LimitExceededError when no further listen stream may open. */
+  assertRoomForStream(): void {
+    if (this.closing) throw new LimitExceededError('serverClosing', 0, 503);
+    if (this.streams.size >= this.limits.maxListenStreams) {
+      throw new LimitExceededError('maxListenStreams', this.limits.maxListenStreams);
+    }
+  }
+
+  newSession(id: string, onEnd: (reason: SessionEndReason) => void): LegacySession {
+    const session = new LegacySession({
+      id,
+      capabilities: this.capabilities,
+      index: this.index,
+      maxPending: this.limits.maxPendingPerStream,
+      onEnd: (ended, reason) => {
+        this.sessions.delete(ended);
+        onEnd(reason);
+      },
+    });
+    this.sessions.add(session);
+    return session;
+  }
+
+  /** Completes every listen stream gracefully, ends every session, leaves the bus. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await Promise.all([...this.streams].map((stream) => stream.complete()));
+    for (const session of [...this.sessions]) session.end({ type: 'server_shutdown' });
+    this.leaveBus();
+  }
+}
+
+function listKinds(filter: NotificationFilter): ListKind[] {
+  const kinds: ListKind[] = [];
+  if (filter.toolsListChanged) kinds.push('tools');
+  if (filter.promptsListChanged) kinds.push('prompts');
+  if (filter.resourcesListChanged) kinds.push('resources');
+  return kinds;
+}

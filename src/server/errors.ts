@@ -1,0 +1,126 @@
+/**
+ * Errors the server answers with on the wire. One class per condition, each
+ * with its JSON-RPC code, optional `data`, and the HTTP status it maps to on
+ * Streamable HTTP. Tool, prompt and resource handlers may throw any of these
+ * (or a plain Error, which becomes -32603 Internal error).
+ */
+import { ErrorCode, type JsonRpcErrorObject } from '../protocol/jsonrpc.ts';
+
+export abstract class WireError extends Error {
+  abstract readonly rpcCode: number;
+  /** Status on Streamable HTTP when the error answers the POST directly. */
+  readonly httpStatus: number = 200;
+  readonly data: unknown = undefined;
+  toJson(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.rpcCode, message: this.message }
+      : { code: this.rpcCode, message: this.message, data: this.data };
+  }
+}
+
+export class ParseFailure extends WireError {
+  override readonly name = 'ParseFailure';
+  readonly rpcCode = ErrorCode.ParseError;
+  override readonly httpStatus = 400;
+}
+
+export class InvalidRequestError extends WireError {
+  override readonly name = 'InvalidRequestError';
+  readonly rpcCode = ErrorCode.InvalidRequest;
+  override readonly httpStatus = 400;
+}
+
+export class MethodNotFoundError extends WireError {
+  override readonly name = 'MethodNotFoundError';
+  readonly rpcCode = ErrorCode.MethodNotFound;
+  override readonly httpStatus = 404;
+  constructor(readonly method: string) {
+    super(`Method not found: ${method}`);
+  }
+}
+
+/** Wrong params for a method: a missing field, an unknown tool, a bad cursor. */
+export class InvalidParamsError extends WireError {
+  override readonly name = 'InvalidParamsError';
+  readonly rpcCode = ErrorCode.InvalidParams;
+}
+
+/** A malformed modern `_meta` envelope: rejected before the method runs (HTTP 400). */
+export class InvalidEnvelopeError extends WireError {
+  override readonly name = 'InvalidEnvelopeError';
+  readonly rpcCode = ErrorCode.InvalidParams;
+  override readonly httpStatus = 400;
+}
+
+export class UnsupportedVersionError extends WireError {
+  override readonly name = 'UnsupportedVersionError';
+  readonly rpcCode = ErrorCode.UnsupportedProtocolVersion;
+  override readonly httpStatus = 400;
+  override readonly data: { requested: unknown; supported: string[] };
+  constructor(requested: unknown, supported: string[]) {
+    super('Unsupported protocol version');
+    this.data = { requested, supported };
+  }
+}
+
+export class HeaderMismatchError extends WireError {
+  override readonly name = 'HeaderMismatchError';
+  readonly rpcCode = ErrorCode.HeaderMismatch;
+  override readonly httpStatus = 400;
+}
+
+export class MissingClientCapabilityError extends WireError {
+  override readonly name = 'MissingClientCapabilityError';
+  readonly rpcCode = ErrorCode.MissingRequiredClientCapability;
+  override readonly httpStatus = 400;
+  override readonly data: { requiredCapabilities: Record<string, object> };
+  constructor(required: Record<string, object>) {
+    super(`Missing required client capability: ${Object.keys(required).join(', ')}`);
+    this.data = { requiredCapabilities: required };
+  }
+}
+
+export class ResourceNotFoundError extends WireError {
+  override readonly name = 'ResourceNotFoundError';
+  readonly rpcCode = -32002;
+  override readonly data: { uri: string };
+  constructor(uri: string) {
+    super(`Resource not found: ${uri}`);
+    this.data = { uri };
+  }
+}
+
+/** A documented limit (see limits.ts) was reached. */
+export class LimitExceededError extends WireError {
+  override readonly name = 'LimitExceededError';
+  readonly rpcCode = -32000;
+  override readonly data: { limit: string; max: number };
+  constructor(limit: string, max: number, override readonly httpStatus = 429) {
+    super(`Limit reached: ${limit} (${max})`);
+    this.data = { limit, max };
+  }
+}
+
+/** Requests on a legacy session before `initialize`. */
+export class NotInitializedError extends WireError {
+  override readonly name = 'NotInitializedError';
+  readonly rpcCode = ErrorCode.InvalidRequest;
+  override readonly httpStatus = 400;
+  constructor(method: string) {
+    super(`${method} before initialize`);
+  }
+}
+
+export class InternalFailure extends WireError {
+  override readonly name = 'InternalFailure';
+  readonly rpcCode = ErrorCode.InternalError;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Any thrown value as a wire error; handler bugs become -32603 without leaking stack traces. */
+export const toWireError = (error: unknown): WireError =>
+  error instanceof WireError
+    ? error
+    : new InternalFailure(error instanceof Error ? error.message : 'Internal error', { cause: error });

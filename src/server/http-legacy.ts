@@ -1,0 +1,134 @@
+/**
+ * Legacy-era (2025-03-26 … 2025-11-25) sessionful Streamable HTTP: an
+ * `initialize` POST mints an `Mcp-Session-Id`; later POSTs carry it; a GET
+ * opens the session's stream for unsolicited messages (list changes,
+ * resource updates); DELETE ends the session. Request-scoped progress and log
+ * messages go on the POST's own response stream, never to another session.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.ts';
+import { isLegacyVersion } from '../protocol/versions.ts';
+import type { ServerCore } from './core.ts';
+import { InvalidRequestError, LimitExceededError } from './errors.ts';
+import { HttpReply, sendJson, sendStatus, startSse } from './http-io.ts';
+import type { LegacySession } from './legacy-session.ts';
+import { routeLegacy } from './legacy-router.ts';
+import { errorFrame, resultFrame } from './outcome.ts';
+
+interface SessionRecord {
+  session: LegacySession;
+  inflight: Map<string, AbortController>;
+  getStream: ServerResponse | undefined;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+const idKey = (id: RequestId): string => `${typeof id}:${id}`;
+
+export class LegacyHttpSessions {
+  private readonly records = new Map<string, SessionRecord>();
+
+  constructor(private readonly core: ServerCore) {}
+
+  sessionIdOf(req: IncomingMessage): string | undefined {
+    const value = req.headers[SESSION_HEADER];
+    return Array.isArray(value) ? value[0] : value;
+  }
+
+  /** An `initialize` POST without a session id. */
+  async initialize(res: ServerResponse, request: JsonRpcRequest): Promise<void> {
+    if (this.records.size >= this.core.limits.maxSessions) {
+      const error = new LimitExceededError('maxSessions', this.core.limits.maxSessions, 503);
+      return sendJson(res, error.httpStatus, errorFrame(request.id, error));
+    }
+    const id = randomUUID();
+    const session = this.core.newSession(id, () => this.forget(id));
+    const record: SessionRecord = { session, inflight: new Map(), getStream: undefined };
+    this.records.set(id, record);
+    const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, 1), new AbortController().signal);
+    if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
+    session.end({ type: 'transport_closed' });
+    if (outcome.kind === 'error') sendJson(res, outcome.error.httpStatus, errorFrame(request.id, outcome.error));
+  }
+
+  /** Any POST carrying a session id. */
+  async post(req: IncomingMessage, res: ServerResponse, message: JsonRpcRequest | JsonRpcNotification): Promise<void> {
+    const record = this.lookup(req, res, 'id' in message ? message.id : null);
+    if (!record) return;
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && !isLegacyVersion(version)) {
+      const error = new InvalidRequestError(`Bad Request: unsupported MCP-Protocol-Version ${version}`);
+      return sendJson(res, 400, errorFrame('id' in message ? message.id : null, error));
+    }
+    if (!('id' in message)) {
+      this.notification(record, message);
+      return sendStatus(res, 202);
+    }
+    const key = idKey(message.id);
+    const controller = new AbortController();
+    record.inflight.set(key, controller);
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const reply = new HttpReply(res, this.core.limits.outboxHighWater, { 'mcp-session-id': record.session.id });
+    const outcome = await routeLegacy(this.core, record.session, message, reply, controller.signal);
+    record.inflight.delete(key);
+    if (controller.signal.aborted) return void res.end();
+    if (outcome.kind === 'result') return reply.finish(resultFrame(message.id, outcome.result), 200);
+    if (outcome.kind === 'error') return reply.finish(errorFrame(message.id, outcome.error), outcome.error.httpStatus === 404 ? 200 : outcome.error.httpStatus);
+  }
+
+  /** GET: the session's stream for unsolicited messages. */
+  openStream(req: IncomingMessage, res: ServerResponse): void {
+    const record = this.lookup(req, res, null);
+    if (!record) return;
+    if (record.getStream) {
+      const error = new InvalidRequestError('Conflict: this session already has a GET stream');
+      return sendJson(res, 409, errorFrame(null, error));
+    }
+    record.getStream = res;
+    const outbox = startSse(res, this.core.limits.outboxHighWater, { 'mcp-session-id': record.session.id });
+    record.session.attach(outbox);
+    res.on('close', () => {
+      if (record.getStream !== res) return;
+      record.getStream = undefined;
+      record.session.detach();
+    });
+  }
+
+  /** DELETE: the client ends its session. */
+  end(req: IncomingMessage, res: ServerResponse): void {
+    const record = this.lookup(req, res, null);
+    if (!record) return;
+    record.session.end({ type: 'client_deleted' });
+    sendStatus(res, 200);
+  }
+
+  private lookup(req: IncomingMessage, res: ServerResponse, id: RequestId | null): SessionRecord | undefined {
+    const sessionId = this.sessionIdOf(req);
+    const record = sessionId === undefined ? undefined : this.records.get(sessionId);
+    if (record) return record;
+    if (sessionId === undefined) {
+      sendJson(res, 400, errorFrame(id, new InvalidRequestError('Bad Request: Mcp-Session-Id header is required')));
+    } else {
+      sendJson(res, 404, JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'Session not found' } }));
+    }
+    return undefined;
+  }
+
+  private notification(record: SessionRecord, message: JsonRpcNotification): void {
+    if (message.method === 'notifications/initialized') record.session.initialized();
+    if (message.method === 'notifications/cancelled') {
+      const id = message.params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') record.inflight.get(idKey(id))?.abort();
+    }
+  }
+
+  private forget(id: string): void {
+    const record = this.records.get(id);
+    if (!record) return;
+    this.records.delete(id);
+    for (const controller of record.inflight.values()) controller.abort();
+    record.getStream?.end();
+  }
+}

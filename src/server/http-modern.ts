@@ -1,0 +1,95 @@
+/**
+ * Modern-era (2026-07-28) Streamable HTTP: one POST per request, no session.
+ * The mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name) must match
+ * the body or the request is refused with HeaderMismatch (-32020, HTTP 400).
+ * A `subscriptions/listen` POST is answered with a long-lived SSE stream whose
+ * closing by the client cancels the subscription.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NotificationFilter } from '../protocol/filter.ts';
+import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
+import { MetaKey } from '../protocol/versions.ts';
+import type { ServerCore } from './core.ts';
+import { HeaderMismatchError, type WireError } from './errors.ts';
+import { HttpReply, sendJson, sendStatus, startSse } from './http-io.ts';
+import { routeListen, routeModern } from './modern-router.ts';
+import { errorFrame, resultFrame } from './outcome.ts';
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+const SENTINEL = /^=\?base64\?(.*)\?=$/;
+
+function decodeHeaderValue(value: string): string {
+  const match = SENTINEL.exec(value);
+  return match ? Buffer.from(match[1]!, 'base64').toString('utf8') : value;
+}
+
+/** Methods whose `Mcp-Name` header mirrors a body field. */
+const NAME_SOURCE: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+function headerMismatch(req: IncomingMessage, request: JsonRpcRequest): HeaderMismatchError | undefined {
+  const version = header(req, 'mcp-protocol-version');
+  if (version === undefined) return new HeaderMismatchError('Header mismatch: MCP-Protocol-Version header is required');
+  const meta = request.params?._meta;
+  const bodyVersion = typeof meta === 'object' && meta !== null ? (meta as JsonObject)[MetaKey.protocolVersion] : undefined;
+  if (typeof bodyVersion === 'string' && bodyVersion !== version) {
+    return new HeaderMismatchError(`Header mismatch: MCP-Protocol-Version header ${version} does not match body ${bodyVersion}`);
+  }
+  const method = header(req, 'mcp-method');
+  if (method === undefined) return new HeaderMismatchError('Header mismatch: Mcp-Method header is required');
+  if (method !== request.method) {
+    return new HeaderMismatchError(`Header mismatch: Mcp-Method header ${method} does not match body ${request.method}`);
+  }
+  const source = NAME_SOURCE[request.method];
+  if (source) {
+    const raw = header(req, 'mcp-name');
+    if (raw === undefined) return new HeaderMismatchError('Header mismatch: Mcp-Name header is required');
+    const bodyValue = request.params?.[source];
+    if (decodeHeaderValue(raw) !== bodyValue) {
+      return new HeaderMismatchError(`Header mismatch: Mcp-Name header does not match body ${source}`);
+    }
+  }
+  return undefined;
+}
+
+const failWith = (res: ServerResponse, id: JsonRpcRequest['id'] | null, error: WireError): void =>
+  sendJson(res, error.httpStatus, errorFrame(id, error));
+
+export async function handleModernRequest(core: ServerCore, req: IncomingMessage, res: ServerResponse, request: JsonRpcRequest): Promise<void> {
+  const mismatch = headerMismatch(req, request);
+  if (mismatch) return failWith(res, request.id, mismatch);
+  const controller = new AbortController();
+  // The client closing its end of the response stream is the cancellation signal on HTTP.
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  if (request.method === 'subscriptions/listen') {
+    const outcome = routeListen(core, request);
+    if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored);
+    if (outcome.kind === 'error') return failWith(res, request.id, outcome.error);
+  }
+  const reply = new HttpReply(res, core.limits.outboxHighWater);
+  const outcome = await routeModern(core, request, reply, controller.signal);
+  if (controller.signal.aborted) return;
+  if (outcome.kind === 'result') return reply.finish(resultFrame(request.id, outcome.result), 200);
+  if (outcome.kind === 'error') return reply.finish(errorFrame(request.id, outcome.error), outcome.error.httpStatus);
+}
+
+function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRpcRequest, honored: NotificationFilter): void {
+  try {
+    core.assertRoomForStream();
+  } catch (error) {
+    return failWith(res, request.id, error as WireError);
+  }
+  const outbox = startSse(res, core.limits.outboxHighWater);
+  const stream = core.openStream(request.id, honored, outbox, () => {
+    void outbox.flushed().then(() => res.end());
+  });
+  res.on('close', () => stream.cancel());
+}
+
+/** Modern HTTP defines no client notifications; accept them as the spec's transport mechanics say. */
+export const acceptModernNotification = (res: ServerResponse): void => sendStatus(res, 202);

@@ -1,0 +1,88 @@
+/**
+ * Answers one legacy-era request on a session: `initialize` and `ping` in
+ * any live state, everything else only after `initialize`.
+ */
+import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
+import type { ServerCore } from './core.ts';
+import { InvalidParamsError, InvalidRequestError, MethodNotFoundError, NotInitializedError, toWireError } from './errors.ts';
+import type { LegacySession } from './legacy-session.ts';
+import * as methods from './methods.ts';
+import type { Outcome } from './outcome.ts';
+import { createRequestContext, isLogLevel, type ReplyChannel } from './request-context.ts';
+import { toolFailure } from './tool-failure.ts';
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export async function routeLegacy(
+  core: ServerCore,
+  session: LegacySession,
+  request: JsonRpcRequest,
+  channel: ReplyChannel,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  try {
+    return { kind: 'result', result: await answer(core, session, request, channel, signal) };
+  } catch (error) {
+    return { kind: 'error', error: toWireError(error) };
+  }
+}
+
+async function answer(core: ServerCore, session: LegacySession, request: JsonRpcRequest, channel: ReplyChannel, signal: AbortSignal): Promise<JsonObject> {
+  const { method, params } = request;
+  if (method === 'initialize') return initialize(core, session, params);
+  if (method === 'ping') return {};
+  if (session.state === 'uninitialized') throw new NotInitializedError(method);
+  const meta = params?._meta;
+  const token = isObject(meta) ? meta.progressToken : undefined;
+  const context = createRequestContext({
+    era: 'legacy',
+    requestId: request.id,
+    signal,
+    clientCapabilities: session.clientCapabilities,
+    progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+    logThreshold: session.logLevel ?? 'debug',
+    channel,
+  });
+  const { registry, pageSize } = core;
+  switch (method) {
+    case 'tools/list':
+      return methods.listTools(registry, params, pageSize);
+    case 'tools/call':
+      return methods.callTool(registry, params, context).catch(toolFailure);
+    case 'prompts/list':
+      return methods.listPrompts(registry, params, pageSize);
+    case 'prompts/get':
+      return methods.getPrompt(registry, params, context);
+    case 'resources/list':
+      return methods.listResources(registry, params, pageSize);
+    case 'resources/templates/list':
+      return { resourceTemplates: [] };
+    case 'resources/read':
+      return methods.readResource(registry, params, context);
+    case 'resources/subscribe':
+      if (!core.capabilities.resources?.subscribe) throw new MethodNotFoundError(method);
+      session.subscribe(methods.uriParam(params));
+      return {};
+    case 'resources/unsubscribe':
+      if (!core.capabilities.resources?.subscribe) throw new MethodNotFoundError(method);
+      session.unsubscribe(methods.uriParam(params));
+      return {};
+    case 'logging/setLevel': {
+      const level = params?.level;
+      if (!isLogLevel(level)) throw new InvalidParamsError('Invalid params: level must be a log level');
+      session.logLevel = level;
+      return {};
+    }
+    default:
+      throw new MethodNotFoundError(method);
+  }
+}
+
+function initialize(core: ServerCore, session: LegacySession, params: JsonObject | undefined): JsonObject {
+  if (session.state !== 'uninitialized') throw new InvalidRequestError('initialize was already called on this session');
+  const capabilities = params?.capabilities;
+  const protocolVersion = session.initialize(params?.protocolVersion, isObject(capabilities) ? capabilities : {});
+  const result: JsonObject = { protocolVersion, capabilities: core.capabilities, serverInfo: core.info };
+  if (core.instructions !== undefined) result.instructions = core.instructions;
+  return result;
+}

@@ -1,0 +1,133 @@
+/**
+ * The I/O side of one legacy-era session: its lifecycle is the server-session
+ * machine; this class keeps the session's `resources/subscribe` URIs and log
+ * level, registers itself for broadcasts once initialized, and writes change
+ * notifications (untagged, unsolicited) through the outbox it is attached to.
+ * Over HTTP that outbox is the session's GET stream, attached while one is open.
+ */
+import { createActor, type Actor } from 'xstate';
+import { serverSessionMachine, type SessionEndReason } from '../../machines/server-session.machine.ts';
+import { LEGACY_VERSIONS, type ServerCapabilities } from '../protocol/versions.ts';
+import { LIST_CHANGED_METHOD, type Audience, type AudienceIndex, type ListKind } from './audience-index.ts';
+import type { ChangeEvent } from './bus.ts';
+import { Lane, type Outbox } from './outbox.ts';
+import type { LogLevel } from './request-context.ts';
+
+export type { SessionEndReason };
+
+export interface LegacySessionOptions {
+  id: string;
+  capabilities: ServerCapabilities;
+  index: AudienceIndex;
+  maxPending: number;
+  onEnd(session: LegacySession, reason: SessionEndReason): void;
+}
+
+export type SessionState = 'uninitialized' | 'initializing' | 'initialized' | 'closed';
+
+export class LegacySession implements Audience {
+  readonly id: string;
+  readonly subscriptions = new Set<string>();
+  logLevel: LogLevel | undefined;
+  private readonly actor: Actor<typeof serverSessionMachine>;
+  private lane: Lane | undefined;
+  private kinds: ListKind[] = [];
+
+  constructor(private readonly options: LegacySessionOptions) {
+    this.id = options.id;
+    this.actor = createActor(serverSessionMachine, { input: { supportedVersions: LEGACY_VERSIONS } });
+    let registered = false;
+    this.actor.subscribe((snapshot) => {
+      if (snapshot.value === 'initialized' && !registered) {
+        registered = true;
+        this.register();
+      }
+      if (snapshot.status === 'done') {
+        this.unregister();
+        this.lane?.kill();
+        this.lane = undefined;
+        options.onEnd(this, snapshot.output);
+      }
+    });
+    this.actor.start();
+  }
+
+  get state(): SessionState {
+    return this.actor.getSnapshot().value;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.actor.getSnapshot().context.protocolVersion;
+  }
+
+  get clientCapabilities(): Record<string, unknown> {
+    return this.actor.getSnapshot().context.clientCapabilities;
+  }
+
+  /** Runs the version choice; returns the negotiated version. */
+  initialize(requestedVersion: unknown, clientCapabilities: Record<string, unknown>): string {
+    this.actor.send({ type: 'initialize', requestedVersion, clientCapabilities });
+    return this.protocolVersion!;
+  }
+
+  initialized(): void {
+    this.actor.send({ type: 'initialized' });
+  }
+
+  /** Where unsolicited messages go from now on (stdio: the connection; HTTP: the GET stream). */
+  attach(outbox: Outbox): void {
+    this.lane?.kill();
+    this.lane = new Lane(outbox, this.options.maxPending, (maxPending) =>
+      this.end({ type: 'slow_consumer', maxPending }),
+    );
+  }
+
+  detach(): void {
+    this.lane?.kill();
+    this.lane = undefined;
+  }
+
+  get hasStream(): boolean {
+    return this.lane !== undefined;
+  }
+
+  subscribe(uri: string): void {
+    if (this.subscriptions.has(uri)) return;
+    this.subscriptions.add(uri);
+    this.options.index.addUri(uri, this);
+  }
+
+  unsubscribe(uri: string): void {
+    if (!this.subscriptions.delete(uri)) return;
+    this.options.index.removeUri(uri, this);
+  }
+
+  end(reason: SessionEndReason): void {
+    this.actor.send({ type: 'end', reason });
+  }
+
+  receive(event: ChangeEvent, uriJson: string | undefined): void {
+    const lane = this.lane;
+    if (!lane || this.state !== 'initialized') return;
+    if (event.type === 'resource_updated') {
+      lane.offer(`u${event.uri}`, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":${uriJson}}}`);
+      return;
+    }
+    lane.offer(event.type, `{"jsonrpc":"2.0","method":"${LIST_CHANGED_METHOD[event.type]}"}`);
+  }
+
+  private register(): void {
+    const caps = this.options.capabilities;
+    // Only what the server advertised: a legacy client never asked, so the capability is the promise.
+    if (caps.tools?.listChanged) this.kinds.push('tools');
+    if (caps.prompts?.listChanged) this.kinds.push('prompts');
+    if (caps.resources?.listChanged) this.kinds.push('resources');
+    for (const kind of this.kinds) this.options.index.addKind(kind, this);
+  }
+
+  private unregister(): void {
+    for (const kind of this.kinds) this.options.index.removeKind(kind, this);
+    for (const uri of this.subscriptions) this.options.index.removeUri(uri, this);
+    this.subscriptions.clear();
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The server's documented limits. Every one has a clear error past it:
+ *
+ * - `maxListenStreams` (default 10,000): open `subscriptions/listen` streams
+ *   across the whole server; past it a listen is refused with
+ *   `LimitExceeded` (-32000, `data.limit = 'maxListenStreams'`; HTTP 429).
+ * - `maxStreamsPerConnection` (default 64): open listen streams on one stdio
+ *   connection (a flood of listens is refused the same way, with
+ *   `data.limit = 'maxStreamsPerConnection'`). On HTTP each listen owns its
+ *   own response, so only `maxListenStreams` applies there.
+ * - `maxUrisPerFilter` (default 256): `resourceSubscriptions` entries in one
+ *   listen filter; more is -32602 Invalid params.
+ * - `maxPendingPerStream` (default 1,024): distinct change events waiting to
+ *   be written for one listen stream or legacy session. Repeats of a pending
+ *   event coalesce (a second `tools/list_changed` before the first was written
+ *   says nothing new); a client that lets more than this many distinct events
+ *   pile up is ended: its listen request is answered with -32000
+ *   (`data.reason = 'slow_consumer'`), a legacy session is closed.
+ * - `maxBodyBytes` (default 4 MiB): one stdio line or one HTTP POST body;
+ *   larger is -32700 on stdio and HTTP 413 on HTTP.
+ * - `maxSessions` (default 1,000): legacy HTTP sessions; past it
+ *   `initialize` gets HTTP 503 with a -32000 error.
+ * - `outboxHighWater` (default 256): queued outbound frames per connection
+ *   above which stdio stops reading input and request-scoped progress/log
+ *   writes wait, until the client drains.
+ * - `finishTimeoutMs` (default 5,000): how long a graceful listen completion
+ *   may take to flush before the stream is cut.
+ */
+export interface ServerLimits {
+  maxListenStreams: number;
+  maxStreamsPerConnection: number;
+  maxUrisPerFilter: number;
+  maxPendingPerStream: number;
+  maxBodyBytes: number;
+  maxSessions: number;
+  outboxHighWater: number;
+  finishTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxListenStreams: 10_000,
+  maxStreamsPerConnection: 64,
+  maxUrisPerFilter: 256,
+  maxPendingPerStream: 1_024,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxSessions: 1_000,
+  outboxHighWater: 256,
+  finishTimeoutMs: 5_000,
+};

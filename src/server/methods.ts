@@ -1,0 +1,80 @@
+/**
+ * The methods both eras share: list, call, get and read over the registry.
+ * Results here carry no era-specific fields; the routers add them.
+ */
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { InvalidParamsError, MissingClientCapabilityError, ResourceNotFoundError } from './errors.ts';
+import type { Registry } from './registry.ts';
+import type { RequestContext } from './request-context.ts';
+import { checkArguments } from './tool-arguments.ts';
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function stringParam(params: JsonObject | undefined, key: string): string {
+  const value = params?.[key];
+  if (typeof value !== 'string' || value === '') throw new InvalidParamsError(`Invalid params: ${key} must be a non-empty string`);
+  return value;
+}
+
+export function listTools(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
+  const { items, nextCursor } = registry.tools.page(params?.cursor, pageSize);
+  const tools = items.map(({ key, definition }) => {
+    const { requiresClientCapabilities: _needs, ...wire } = definition;
+    return { name: key, ...wire };
+  });
+  return nextCursor === undefined ? { tools } : { tools, nextCursor };
+}
+
+export async function callTool(registry: Registry, params: JsonObject | undefined, context: RequestContext): Promise<JsonObject> {
+  const name = stringParam(params, 'name');
+  const entry = registry.tools.get(name);
+  if (!entry) throw new InvalidParamsError(`Unknown tool: ${name}`);
+  const args = params?.arguments ?? {};
+  if (!isObject(args)) throw new InvalidParamsError('Invalid params: arguments must be an object');
+  const needs = entry.definition.requiresClientCapabilities;
+  if (needs) {
+    const missing = Object.fromEntries(Object.entries(needs).filter(([key]) => context.clientCapabilities[key] === undefined));
+    if (Object.keys(missing).length > 0) throw new MissingClientCapabilityError(missing);
+  }
+  checkArguments(name, entry.definition.inputSchema, args);
+  return { ...(await entry.handler(args, context)) };
+}
+
+export function listPrompts(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
+  const { items, nextCursor } = registry.prompts.page(params?.cursor, pageSize);
+  const prompts = items.map(({ key, definition }) => ({ name: key, ...definition }));
+  return nextCursor === undefined ? { prompts } : { prompts, nextCursor };
+}
+
+export async function getPrompt(registry: Registry, params: JsonObject | undefined, context: RequestContext): Promise<JsonObject> {
+  const name = stringParam(params, 'name');
+  const entry = registry.prompts.get(name);
+  if (!entry) throw new InvalidParamsError(`Unknown prompt: ${name}`);
+  const raw = params?.arguments ?? {};
+  if (!isObject(raw) || Object.values(raw).some((value) => typeof value !== 'string')) {
+    throw new InvalidParamsError('Invalid params: prompt arguments must be an object of strings');
+  }
+  const args = raw as Record<string, string>;
+  for (const argument of entry.definition.arguments ?? []) {
+    if (argument.required && args[argument.name] === undefined) {
+      throw new InvalidParamsError(`Invalid params: prompt ${name} needs argument ${argument.name}`);
+    }
+  }
+  return { ...(await entry.handler(args, context)) };
+}
+
+export function listResources(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
+  const { items, nextCursor } = registry.resources.page(params?.cursor, pageSize);
+  const resources = items.map(({ key, definition }) => ({ uri: key, ...definition }));
+  return nextCursor === undefined ? { resources } : { resources, nextCursor };
+}
+
+export async function readResource(registry: Registry, params: JsonObject | undefined, context: RequestContext): Promise<JsonObject> {
+  const uri = stringParam(params, 'uri');
+  const entry = registry.resources.get(uri);
+  if (!entry) throw new ResourceNotFoundError(uri);
+  return { contents: await entry.handler(uri, context) };
+}
+
+/** `resources/subscribe` and `unsubscribe` (legacy) need a URI; the resource need not exist yet. */
+export const uriParam = (params: JsonObject | undefined): string => stringParam(params, 'uri');

@@ -1,0 +1,89 @@
+/**
+ * Answers one modern-era (2026-07-28) request: the `_meta` envelope first,
+ * then the method. Methods the modern era removed (initialize, ping,
+ * logging/setLevel, resources/subscribe, resources/unsubscribe) are unknown
+ * here, as the spec requires.
+ */
+import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
+import { MetaKey } from '../protocol/versions.ts';
+import type { ServerCore } from './core.ts';
+import { readEnvelope, SUPPORTED_MODERN_VERSIONS } from './envelope.ts';
+import { MethodNotFoundError, toWireError } from './errors.ts';
+import * as methods from './methods.ts';
+import type { Outcome } from './outcome.ts';
+import { createRequestContext, type ReplyChannel } from './request-context.ts';
+import { toolFailure } from './tool-failure.ts';
+
+/**
+ * `subscriptions/listen` is answered synchronously, so a stream is open
+ * before the next inbound frame is read (no window in which a change the
+ * client triggered right after listening could slip past the stream).
+ */
+export function routeListen(core: ServerCore, request: JsonRpcRequest): Outcome {
+  try {
+    readEnvelope(request.params);
+    return { kind: 'listen', honored: core.honor(request.params?.notifications) };
+  } catch (error) {
+    return { kind: 'error', error: toWireError(error) };
+  }
+}
+
+export async function routeModern(core: ServerCore, request: JsonRpcRequest, channel: ReplyChannel, signal: AbortSignal): Promise<Outcome> {
+  if (request.method === 'subscriptions/listen') return routeListen(core, request);
+  try {
+    const { params, method } = request;
+    const envelope = readEnvelope(params);
+    const context = createRequestContext({
+      era: 'modern',
+      requestId: request.id,
+      signal,
+      clientCapabilities: envelope.clientCapabilities,
+      progressToken: envelope.progressToken,
+      logThreshold: envelope.logLevel,
+      channel,
+    });
+    const { registry, pageSize } = core;
+    let result: JsonObject;
+    switch (method) {
+      case 'server/discover':
+        result = discoverResult(core);
+        break;
+      case 'tools/list':
+        result = methods.listTools(registry, params, pageSize);
+        break;
+      case 'tools/call':
+        result = await methods.callTool(registry, params, context).catch(toolFailure);
+        break;
+      case 'prompts/list':
+        result = methods.listPrompts(registry, params, pageSize);
+        break;
+      case 'prompts/get':
+        result = await methods.getPrompt(registry, params, context);
+        break;
+      case 'resources/list':
+        result = methods.listResources(registry, params, pageSize);
+        break;
+      case 'resources/templates/list':
+        result = { resourceTemplates: [] };
+        break;
+      case 'resources/read':
+        result = await methods.readResource(registry, params, context);
+        break;
+      default:
+        throw new MethodNotFoundError(method);
+    }
+    return { kind: 'result', result: { resultType: 'complete', ...result } };
+  } catch (error) {
+    return { kind: 'error', error: toWireError(error) };
+  }
+}
+
+function discoverResult(core: ServerCore): JsonObject {
+  const result: JsonObject = {
+    supportedVersions: SUPPORTED_MODERN_VERSIONS,
+    capabilities: core.capabilities,
+    _meta: { [MetaKey.serverInfo]: core.info },
+  };
+  if (core.instructions !== undefined) result.instructions = core.instructions;
+  return result;
+}

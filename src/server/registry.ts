@@ -1,0 +1,137 @@
+/**
+ * The server's tools, prompts and resources, changeable at any time. Lists
+ * come back in a deterministic order (sorted by name, resources by URI) and
+ * are paginated with an opaque cursor naming the last item of the previous
+ * page, so a page boundary survives items being added or removed between
+ * calls.
+ */
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { InvalidParamsError } from './errors.ts';
+import type { RequestContext } from './request-context.ts';
+
+export interface ToolDefinition {
+  title?: string;
+  description: string;
+  inputSchema: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: JsonObject;
+  /** Client capabilities the tool needs, e.g. `{ sampling: {} }`; calls without them get -32021. */
+  requiresClientCapabilities?: Record<string, object>;
+}
+
+export interface ToolResult {
+  content: JsonObject[];
+  structuredContent?: JsonObject;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export type ToolHandler = (args: Record<string, unknown>, context: RequestContext) => ToolResult | Promise<ToolResult>;
+
+export interface PromptArgument {
+  name: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface PromptDefinition {
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+}
+
+export interface PromptResult {
+  description?: string;
+  messages: JsonObject[];
+  [key: string]: unknown;
+}
+
+export type PromptHandler = (args: Record<string, string>, context: RequestContext) => PromptResult | Promise<PromptResult>;
+
+export interface ResourceDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface ResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+}
+
+export type ResourceReader = (uri: string, context: RequestContext) => ResourceContents[] | Promise<ResourceContents[]>;
+
+interface Entry<D, H> {
+  key: string;
+  definition: D;
+  handler: H;
+}
+
+/** One sorted, paginated collection. */
+export class Catalog<D, H> {
+  private readonly entries = new Map<string, Entry<D, H>>();
+  private sorted: Entry<D, H>[] | undefined;
+
+  set(key: string, definition: D, handler: H): void {
+    this.entries.set(key, { key, definition, handler });
+    this.sorted = undefined;
+  }
+
+  delete(key: string): boolean {
+    const removed = this.entries.delete(key);
+    if (removed) this.sorted = undefined;
+    return removed;
+  }
+
+  get(key: string): Entry<D, H> | undefined {
+    return this.entries.get(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  page(cursor: unknown, pageSize: number): { items: Entry<D, H>[]; nextCursor?: string } {
+    this.sorted ??= [...this.entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    let start = 0;
+    if (cursor !== undefined) {
+      const after = decodeCursor(cursor);
+      // First entry sorting after the last one already returned.
+      let low = 0;
+      let high = this.sorted.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (this.sorted[mid]!.key <= after) low = mid + 1;
+        else high = mid;
+      }
+      start = low;
+    }
+    const items = this.sorted.slice(start, start + pageSize);
+    const more = start + pageSize < this.sorted.length;
+    return more ? { items, nextCursor: encodeCursor(items[items.length - 1]!.key) } : { items };
+  }
+}
+
+const encodeCursor = (key: string): string => Buffer.from(JSON.stringify({ after: key }), 'utf8').toString('base64url');
+
+function decodeCursor(cursor: unknown): string {
+  if (typeof cursor !== 'string') throw new InvalidParamsError('cursor must be a string');
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof value === 'object' && value !== null && typeof (value as { after?: unknown }).after === 'string') {
+      return (value as { after: string }).after;
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new InvalidParamsError('invalid cursor');
+}
+
+export class Registry {
+  readonly tools = new Catalog<ToolDefinition, ToolHandler>();
+  readonly prompts = new Catalog<PromptDefinition, PromptHandler>();
+  readonly resources = new Catalog<ResourceDefinition, ResourceReader>();
+}

@@ -1,0 +1,71 @@
+/**
+ * What a tool, prompt or resource handler gets besides its arguments.
+ * `progress` and `log` reach only the client that made the request: on the
+ * modern era on that request's own response stream (stdio: the requester's
+ * connection), on the legacy era to the requesting session. Both resolve once
+ * the message is queued with room to spare, so a handler that emits in a loop
+ * is paced by the client instead of filling memory.
+ *
+ * Progress is sent only when the request carried a `progressToken`; log
+ * messages only at or above the requested level (modern: the request's
+ * `_meta["io.modelcontextprotocol/logLevel"]`, none when absent; legacy: the
+ * session's `logging/setLevel`, everything when never set).
+ */
+import type { Era } from '../../machines/era.ts';
+import type { RequestId } from '../protocol/jsonrpc.ts';
+
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const isLogLevel = (value: unknown): value is LogLevel =>
+  typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value);
+
+export interface RequestContext {
+  readonly era: Era;
+  readonly requestId: RequestId;
+  /** Aborted when the client cancels the request or its connection goes away. */
+  readonly signal: AbortSignal;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+}
+
+/** Where request-scoped notifications for one request go. */
+export interface ReplyChannel {
+  notify(json: string): Promise<void>;
+}
+
+export interface RequestScope {
+  era: Era;
+  requestId: RequestId;
+  signal: AbortSignal;
+  clientCapabilities: Record<string, unknown>;
+  progressToken: string | number | undefined;
+  /** Lowest level sent; undefined sends no log messages. */
+  logThreshold: LogLevel | undefined;
+  channel: ReplyChannel;
+}
+
+export function createRequestContext(scope: RequestScope): RequestContext {
+  const { channel, signal, progressToken, logThreshold } = scope;
+  return {
+    era: scope.era,
+    requestId: scope.requestId,
+    signal,
+    clientCapabilities: scope.clientCapabilities,
+    async progress(progress, total, message) {
+      if (progressToken === undefined || signal.aborted) return;
+      const params: Record<string, unknown> = { progressToken, progress };
+      if (total !== undefined) params.total = total;
+      if (message !== undefined) params.message = message;
+      await channel.notify(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }));
+    },
+    async log(level, data, logger) {
+      if (logThreshold === undefined || signal.aborted) return;
+      if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logThreshold)) return;
+      const params: Record<string, unknown> = { level, data };
+      if (logger !== undefined) params.logger = logger;
+      await channel.notify(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params }));
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The public server: define tools, prompts and resources at any time,
+ * broadcast list changes and resource updates, and serve clients of both eras
+ * over stdio and Streamable HTTP. See limits.ts for the documented limits.
+ */
+import { ServerCore, type ServerOptions } from './core.ts';
+import type { HttpListenOptions, HttpServerHandle } from './http.ts';
+import { listenHttp } from './http.ts';
+import type {
+  PromptDefinition,
+  PromptHandler,
+  ResourceDefinition,
+  ResourceReader,
+  ToolDefinition,
+  ToolHandler,
+} from './registry.ts';
+import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from './stdio.ts';
+
+export interface McpServer {
+  readonly name: string;
+  defineTool(name: string, definition: ToolDefinition, handler: ToolHandler): void;
+  removeTool(name: string): boolean;
+  definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
+  removePrompt(name: string): boolean;
+  defineResource(uri: string, definition: ResourceDefinition, read: ResourceReader): void;
+  removeResource(uri: string): boolean;
+  /** Legacy: every initialized session. Modern: every listen stream that asked for tools. */
+  notifyToolsListChanged(): void;
+  notifyPromptsListChanged(): void;
+  notifyResourcesListChanged(): void;
+  /** Legacy sessions subscribed to `uri`, and listen streams whose honored filter names it. */
+  notifyResourceUpdated(uri: string): void;
+  /** Serves one connection over stdio (this process's stdin/stdout by default). */
+  serveStdio(options?: StdioOptions): StdioConnectionHandle;
+  /** Streamable HTTP on node:http, both eras on one endpoint; resolves once listening. */
+  listenHttp(options?: HttpListenOptions): Promise<HttpServerHandle>;
+  /** Open listen streams right now (for observability and tests). */
+  readonly openStreamCount: number;
+  /** Ends every listen stream gracefully (`resultType: 'complete'`), every session, every transport. */
+  close(): Promise<void>;
+}
+
+export function createServer(options: ServerOptions): McpServer {
+  const core = new ServerCore(options);
+  const connections = new Set<StdioConnection>();
+  const httpServers = new Set<HttpServerHandle>();
+  return {
+    name: options.name,
+    defineTool: (name, definition, handler) => core.registry.tools.set(name, definition, handler),
+    removeTool: (name) => core.registry.tools.delete(name),
+    definePrompt: (name, definition, handler) => core.registry.prompts.set(name, definition, handler),
+    removePrompt: (name) => core.registry.prompts.delete(name),
+    defineResource: (uri, definition, read) => core.registry.resources.set(uri, definition, read),
+    removeResource: (uri) => core.registry.resources.delete(uri),
+    notifyToolsListChanged: () => core.bus.publish({ type: 'tools_list_changed' }),
+    notifyPromptsListChanged: () => core.bus.publish({ type: 'prompts_list_changed' }),
+    notifyResourcesListChanged: () => core.bus.publish({ type: 'resources_list_changed' }),
+    notifyResourceUpdated: (uri) => core.bus.publish({ type: 'resource_updated', uri }),
+    serveStdio(stdioOptions) {
+      const connection = new StdioConnection(core, stdioOptions);
+      connections.add(connection);
+      void connection.closed.then(() => connections.delete(connection));
+      return connection;
+    },
+    async listenHttp(httpOptions) {
+      const handle = await listenHttp(core, httpOptions ?? {});
+      httpServers.add(handle);
+      return handle;
+    },
+    get openStreamCount() {
+      return core.streams.size;
+    },
+    async close() {
+      await core.close();
+      await Promise.all([...connections].map((connection) => connection.close()));
+      await Promise.all([...httpServers].map((handle) => handle.close()));
+    },
+  };
+}

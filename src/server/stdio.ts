@@ -1,0 +1,196 @@
+/**
+ * Serves one stdio connection (newline-delimited JSON-RPC) in both eras. The
+ * opening request picks the era for the connection: `initialize` → legacy
+ * (one session), `server/discover` or any request carrying the modern `_meta`
+ * envelope → modern. Output goes through one drain-aware outbox; while it is
+ * above its high-water mark the connection stops reading input, so a client
+ * that does not read cannot make the server buffer without bound.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Era } from '../../machines/era.ts';
+import type { NotificationFilter } from '../protocol/filter.ts';
+import { parseFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
+import type { ServerCore } from './core.ts';
+import { claimsModern } from './envelope.ts';
+import { InvalidRequestError, LimitExceededError, MethodNotFoundError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
+import type { LegacySession } from './legacy-session.ts';
+import { routeLegacy } from './legacy-router.ts';
+import { LineReader, type LineEvent } from './line-reader.ts';
+import type { ListenStream } from './listen-stream.ts';
+import { routeListen, routeModern } from './modern-router.ts';
+import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
+import { Outbox } from './outbox.ts';
+import type { ReplyChannel } from './request-context.ts';
+
+export interface StdioOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+}
+
+export interface StdioConnectionHandle {
+  /** Resolves when the input ended or the connection was closed. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+const idKey = (id: RequestId): string => `${typeof id}:${id}`;
+
+export class StdioConnection implements StdioConnectionHandle {
+  readonly closed: Promise<void>;
+  private era: Era | undefined;
+  private session: LegacySession | undefined;
+  private readonly outbox: Outbox;
+  private readonly inflight = new Map<string, AbortController>();
+  private readonly streams = new Map<string, ListenStream>();
+  private readonly stdin: Readable;
+  private readonly stdout: Writable;
+  private ended = false;
+  private resolveClosed!: () => void;
+  private readonly onData = (chunk: string) => this.reader.push(chunk);
+  private readonly onEnd = () => this.shutDown();
+  private readonly reader: LineReader;
+
+  constructor(private readonly core: ServerCore, options: StdioOptions = {}) {
+    this.stdin = options.stdin ?? process.stdin;
+    this.stdout = options.stdout ?? process.stdout;
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.outbox = new Outbox(this.stdout, (json) => `${json}\n`, core.limits.outboxHighWater, (high) => {
+      if (this.ended) return;
+      if (high) this.stdin.pause();
+      else this.stdin.resume();
+    });
+    this.reader = new LineReader(core.limits.maxBodyBytes, (event) => this.onLine(event));
+    this.stdin.setEncoding('utf8');
+    this.stdin.on('data', this.onData);
+    this.stdin.on('end', this.onEnd);
+    this.stdin.on('close', this.onEnd);
+    this.stdin.on('error', this.onEnd);
+    this.stdout.on('error', this.onEnd);
+  }
+
+  /** Completes this connection's listen streams, then stops reading. */
+  async close(): Promise<void> {
+    await Promise.all([...this.streams.values()].map((stream) => stream.complete()));
+    await this.outbox.flushed();
+    this.shutDown();
+  }
+
+  private onLine(event: LineEvent): void {
+    if (event.type === 'oversized') {
+      const limit = this.core.limits.maxBodyBytes;
+      this.outbox.push(errorFrame(null, new ParseFailure(`Parse error: frame of ${event.length} characters exceeds the ${limit} limit`)));
+      return;
+    }
+    if (event.text.trim() === '') return;
+    const frame = parseFrame(event.text, this.core.limits.maxBodyBytes);
+    switch (frame.kind) {
+      case 'invalid': {
+        const error = frame.error.problem === 'unparseable'
+          ? new ParseFailure(`Parse error: ${frame.error.message}`)
+          : new InvalidRequestError(`Invalid request: ${frame.error.message}`);
+        this.outbox.push(errorFrame(null, error));
+        return;
+      }
+      case 'notification':
+        this.onNotification(frame.message);
+        return;
+      case 'request':
+        void this.onRequest(frame.message);
+        return;
+      case 'response':
+        return; // this server sends no requests, so there is nothing to correlate
+    }
+  }
+
+  private onNotification(message: JsonRpcNotification): void {
+    if (message.method === 'notifications/initialized') {
+      this.session?.initialized();
+      return;
+    }
+    if (message.method === 'notifications/cancelled') {
+      const id = message.params?.requestId;
+      if (typeof id !== 'string' && typeof id !== 'number') return;
+      const key = idKey(id);
+      const stream = this.streams.get(key);
+      if (stream) stream.cancel();
+      else this.inflight.get(key)?.abort(message.params?.reason);
+    }
+  }
+
+  private async onRequest(request: JsonRpcRequest): Promise<void> {
+    // Everything up to the first await runs before the next frame is read.
+    const key = idKey(request.id);
+    if (this.inflight.has(key) || this.streams.has(key)) {
+      this.outbox.push(errorFrame(request.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(request.id)} is already in use`)));
+      return;
+    }
+    const era = this.pickEra(request);
+    if (era === undefined) {
+      this.outbox.push(errorFrame(request.id, new NotInitializedError(request.method)));
+      return;
+    }
+    if (era === 'modern' && request.method === 'subscriptions/listen') {
+      const outcome = routeListen(this.core, request);
+      if (outcome.kind === 'listen') this.openStream(request.id, key, outcome.honored);
+      else if (outcome.kind === 'error') this.outbox.push(errorFrame(request.id, outcome.error));
+      return;
+    }
+    const controller = new AbortController();
+    this.inflight.set(key, controller);
+    const channel: ReplyChannel = {
+      notify: (json) => {
+        if (controller.signal.aborted) return Promise.resolve();
+        this.outbox.push(json);
+        return this.outbox.room();
+      },
+    };
+    let outcome: Outcome;
+    if (era === 'modern') outcome = await routeModern(this.core, request, channel, controller.signal);
+    else if (request.method === 'server/discover') outcome = { kind: 'error', error: new MethodNotFoundError(request.method) };
+    else outcome = await routeLegacy(this.core, this.session!, request, channel, controller.signal);
+    this.inflight.delete(key);
+    // A cancelled request gets no further messages, its response included.
+    if (controller.signal.aborted || this.ended) return;
+    if (outcome.kind === 'result') this.outbox.push(resultFrame(request.id, outcome.result));
+    else if (outcome.kind === 'error') this.outbox.push(errorFrame(request.id, outcome.error));
+  }
+
+  private openStream(id: RequestId, key: string, honored: NotificationFilter): void {
+    const max = this.core.limits.maxStreamsPerConnection;
+    if (this.streams.size >= max) {
+      this.outbox.push(errorFrame(id, new LimitExceededError('maxStreamsPerConnection', max)));
+      return;
+    }
+    try {
+      const stream = this.core.openStream(id, honored, this.outbox, () => this.streams.delete(key));
+      this.streams.set(key, stream);
+    } catch (error) {
+      this.outbox.push(errorFrame(id, error as WireError));
+    }
+  }
+
+  private pickEra(request: JsonRpcRequest): Era | undefined {
+    if (this.era) return this.era;
+    if (request.method === 'initialize') {
+      this.era = 'legacy';
+      this.session = this.core.newSession('stdio', (reason) => {
+        if (reason.type === 'slow_consumer') this.shutDown();
+      });
+      this.session.attach(this.outbox);
+    } else if (request.method === 'server/discover' || claimsModern(request.params)) {
+      this.era = 'modern';
+    }
+    return this.era;
+  }
+
+  private shutDown(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.pause();
+    for (const controller of this.inflight.values()) controller.abort();
+    for (const stream of [...this.streams.values()]) stream.transportClosed();
+    this.session?.end({ type: 'transport_closed' });
+    this.resolveClosed();
+  }
+}
