@@ -27,6 +27,7 @@ import {
 import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { readJsonFrames, readRpcError } from './json-body.ts';
+import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
 import {
@@ -64,16 +65,6 @@ export const httpTransport = (options: HttpTransportOptions): TransportFactory =
 
 type Phase = 'new' | 'open' | 'failed' | 'closed';
 
-interface LegacySession {
-  /** `Mcp-Session-Id` minted by the server on initialize. */
-  id?: string;
-  /** The id of our `initialize` request, to read the negotiated version from its answer. */
-  initializeId?: RequestId;
-  /** The negotiated version, known once initialize was answered; sent as MCP-Protocol-Version from then on. */
-  version?: string;
-  getStream?: AbortController;
-}
-
 const isRequest = (message: JsonRpcMessage): message is JsonRpcRequest => 'method' in message && 'id' in message;
 
 const mediaType = (response: Response): string | undefined =>
@@ -85,7 +76,8 @@ class HttpClientTransport implements ClientTransport {
   private events: TransportEvents | undefined;
   private endpoint: URL | undefined;
   private protocol: { era: Era; version: string } = { era: 'modern', version: MODERN_VERSION };
-  private session: LegacySession = {};
+  private session = new LegacySession();
+  private getStream: AbortController | undefined;
   /** In-flight request streams by request id. */
   private readonly requests = new Map<RequestId, AbortController>();
   /** Every open fetch, request streams and the GET stream alike, for close(). */
@@ -115,8 +107,8 @@ class HttpClientTransport implements ClientTransport {
   }
 
   setProtocol(protocol: { era: Era; version: string }): void {
-    if (protocol.era === 'modern') this.session = {};
-    else if (this.session.version !== undefined) this.session.version = protocol.version;
+    if (protocol.era === 'modern') this.session = new LegacySession();
+    else this.session.renegotiated(protocol.version);
     this.protocol = { ...protocol };
   }
 
@@ -126,7 +118,7 @@ class HttpClientTransport implements ClientTransport {
       throw new NotConnectedError(this.phase === 'new' ? 'not started' : this.phase, 'method' in message ? message.method : undefined);
     }
     const request = isRequest(message) ? message : undefined;
-    if (request?.method === 'initialize' && this.protocol.era === 'legacy') this.session.initializeId = request.id;
+    if (this.protocol.era === 'legacy') this.session.noteOutgoing(message);
     const sentSessionId = this.session.id;
     const controller = this.track(request?.id);
     let response: Response;
@@ -142,7 +134,7 @@ class HttpClientTransport implements ClientTransport {
       if (!controller.signal.aborted) this.fail(error);
       throw error;
     }
-    if (this.protocol.era === 'legacy') this.session.id = response.headers.get('mcp-session-id') ?? this.session.id;
+    if (this.protocol.era === 'legacy') this.session.noteResponseHeaders(response.headers);
     if (!response.ok) {
       this.untrack(controller, request?.id);
       const error = new HttpStatusError(response.status, response.statusText, await readRpcError(response));
@@ -178,7 +170,7 @@ class HttpClientTransport implements ClientTransport {
     try {
       const response = await this.fetch(endpoint, {
         method: 'DELETE',
-        headers: this.sessionHeaders(),
+        headers: session.apply(this.baseHeaders()),
         signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
       });
       await response.body?.cancel();
@@ -194,7 +186,7 @@ class HttpClientTransport implements ClientTransport {
       if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
       if (frame.kind === 'response' && frame.message.id === id) {
         answered = true;
-        if (id === this.session.initializeId) this.noteInitialized(frame);
+        if (this.protocol.era === 'legacy') this.session.noteFrame(frame, this.protocol.version);
       }
       this.events?.frame(frame);
       return answered ? 'stop' : 'continue';
@@ -218,20 +210,14 @@ class HttpClientTransport implements ClientTransport {
     }
   }
 
-  private noteInitialized(frame: ClassifiedFrame): void {
-    if (frame.kind !== 'response' || !('result' in frame.message)) return;
-    const negotiated = frame.message.result.protocolVersion;
-    this.session.version = typeof negotiated === 'string' ? negotiated : this.protocol.version;
-  }
-
   /** Legacy: the standalone GET stream for unsolicited server messages; 405 means the server offers none. */
   private async openGetStream(endpoint: URL): Promise<void> {
-    if (this.session.getStream !== undefined || this.phase !== 'open') return;
+    if (this.getStream !== undefined || this.phase !== 'open') return;
     const controller = this.track(undefined);
-    this.session.getStream = controller;
+    this.getStream = controller;
     let response: Response;
     try {
-      const headers = this.sessionHeaders();
+      const headers = this.session.apply(this.baseHeaders());
       headers.set('accept', 'text/event-stream');
       response = await this.fetch(endpoint, { method: 'GET', headers, signal: controller.signal });
     } catch (error) {
@@ -265,7 +251,7 @@ class HttpClientTransport implements ClientTransport {
   }
 
   private postHeaders(message: JsonRpcMessage): Headers {
-    const headers = this.protocol.era === 'modern' ? this.baseHeaders() : this.sessionHeaders();
+    const headers = this.protocol.era === 'modern' ? this.baseHeaders() : this.session.apply(this.baseHeaders());
     headers.set('content-type', 'application/json');
     headers.set('accept', 'application/json, text/event-stream');
     if (this.protocol.era === 'modern') {
@@ -279,14 +265,6 @@ class HttpClientTransport implements ClientTransport {
     return new Headers(this.options.headers);
   }
 
-  /** Legacy: the session id and, once initialize was answered, the negotiated version. */
-  private sessionHeaders(): Headers {
-    const headers = this.baseHeaders();
-    if (this.session.id !== undefined) headers.set('mcp-session-id', this.session.id);
-    if (this.session.version !== undefined) headers.set('mcp-protocol-version', this.session.version);
-    return headers;
-  }
-
   private track(id: RequestId | undefined): AbortController {
     const controller = new AbortController();
     this.streams.add(controller);
@@ -297,14 +275,14 @@ class HttpClientTransport implements ClientTransport {
   private untrack(controller: AbortController, id: RequestId | undefined): void {
     this.streams.delete(controller);
     if (id !== undefined && this.requests.get(id) === controller) this.requests.delete(id);
-    if (this.session.getStream === controller) this.session.getStream = undefined;
+    if (this.getStream === controller) this.getStream = undefined;
   }
 
   private abortAll(): void {
     for (const controller of this.streams) controller.abort();
     this.streams.clear();
     this.requests.clear();
-    this.session.getStream = undefined;
+    this.getStream = undefined;
   }
 
   /** The server is unreachable or dropped us: end everything and report it once. */

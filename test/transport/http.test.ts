@@ -98,7 +98,7 @@ afterEach(async () => {
 describe('http transport, modern era (official 2.x server)', () => {
   let fixture: HttpFixture;
   beforeAll(async () => {
-    fixture = await startHttpFixture('official');
+    fixture = await startHttpFixture('official', { args: ['--caps', 'tools,resources,subscribe', '--name', 'modern-under-test'] });
   });
   afterAll(() => fixture.stop());
 
@@ -107,8 +107,8 @@ describe('http transport, modern era (official 2.x server)', () => {
     await transport.send(modernRequest('discover-1', 'server/discover'));
     const result = resultOf(await events.response('discover-1'));
     expect(result.supportedVersions).toContain(MODERN_VERSION);
-    expect(result.capabilities).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true } });
-    expect((result._meta as JsonObject)[MetaKey.serverInfo]).toMatchObject({ name: 'official-http-fixture' });
+    expect(result.capabilities).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: false }, resources: { listChanged: true, subscribe: true } });
+    expect((result._meta as JsonObject)[MetaKey.serverInfo]).toMatchObject({ name: 'modern-under-test' });
   });
 
   it('delivers progress notifications from a tools/call SSE stream before the response', async () => {
@@ -143,6 +143,30 @@ describe('http transport, modern era (official 2.x server)', () => {
     expect(events.frames.filter((frame) => frame.kind === 'response' && frame.message.id === 'slow-1')).toEqual([]);
     expect(events.ended).toEqual([]);
     expect(transport.abortRequest('slow-1')).toBe(false);
+  });
+
+  it('answers an unknown method with 404 and -32601, and an unknown version with 400 and -32022 (modern errors: no era fallback)', async () => {
+    const { transport } = await open({ url: fixture.url });
+    await expect(transport.send(modernRequest(1, 'bogus/method'))).rejects.toMatchObject({ name: 'HttpStatusError', status: 404, rpcError: { code: -32601 } });
+    transport.setProtocol({ era: 'modern', version: '2027-01-01' });
+    const future = modernRequest(2, 'server/discover', { _meta: { [MetaKey.protocolVersion]: '2027-01-01' } });
+    await expect(transport.send(future)).rejects.toMatchObject({ status: 400, rpcError: { code: -32022, data: { supported: [MODERN_VERSION] } } });
+  });
+
+  it('speaks legacy to the stateless 2025 fallback: no session, a 405 on GET is no error, and close sends no DELETE', async () => {
+    const observed = observedFetch();
+    const { transport, events } = await open({ url: fixture.url, fetch: observed.fetchImpl });
+    transport.setProtocol({ era: 'legacy', version: '2025-11-25' });
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http-test', version: '1.0.0' } } });
+    expect(resultOf(await events.response(1)).protocolVersion).toBe('2025-11-25');
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(await observed.waitFor('GET')).toEqual({ method: 'GET', status: 405 });
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'still here' } } });
+    expect(resultOf(await events.response(2)).content).toEqual([{ type: 'text', text: 'still here' }]);
+    await transport.close();
+    expect(observed.seen.map((entry) => entry.method)).toEqual(['POST', 'POST', 'GET', 'POST']);
+    expect(events.errors).toEqual([]);
+    expect(events.closures).toEqual([]);
   });
 
   it('rejects a non-http URL at start', async () => {
@@ -262,7 +286,7 @@ describe('SSE frame splitter', () => {
 describe('http transport, legacy era (official SDK 1.x sessionful server)', () => {
   let fixture: HttpFixture;
   beforeAll(async () => {
-    fixture = await startHttpFixture('legacy');
+    fixture = await startHttpFixture('legacy', { args: ['--fail-subscribe', 'test://resource/5'] });
   });
   afterAll(() => fixture.stop());
 
@@ -298,6 +322,19 @@ describe('http transport, legacy era (official SDK 1.x sessionful server)', () =
     expect(await observed.waitFor('DELETE')).toEqual({ method: 'DELETE', status: 200 });
     expect(await fixture.waitForStderr(/^session closed /)).toBe(`session closed ${sessionId}`);
     expect(events.closures).toEqual([]);
+  });
+
+  it('records resources/subscribe per session and refuses the --fail-subscribe URI with a JSON-RPC error', async () => {
+    const { transport, events } = await open({ url: fixture.url });
+    transport.setProtocol({ era: 'legacy', version: '2025-11-25' });
+    await transport.send(initialize(1));
+    await events.response(1);
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'test://resource/1' } });
+    await transport.send({ jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: 'test://resource/5' } });
+    expect(resultOf(await events.response(2))).toEqual({});
+    expect(await events.response(3)).toMatchObject({ error: { code: -32602 } });
+    await transport.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'subscriptions', arguments: {} } });
+    expect(resultOf(await events.response(4)).content).toEqual([{ type: 'text', text: '["test://resource/1"]' }]);
   });
 
   it('reports the transport failed when a request names a session the server no longer knows (404)', async () => {
