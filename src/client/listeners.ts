@@ -1,0 +1,258 @@
+/**
+ * Legacy-era notification listeners: the registry behind
+ * `client.subscribeNotifications`. One listener actor per listener
+ * (machines/listener.machine.ts) and one URI worker per client
+ * (machines/uri-worker.machine.ts); this module is their I/O bridge.
+ *
+ * The client calls `dispatch` for every legacy change notification and
+ * `handleLifecycle` for every connection lifecycle event. The filter is
+ * authoritative: a notification reaches a listener only when `filterAllows`
+ * says so, and each matching listener gets its own copy.
+ *
+ * Direct `resources/subscribe` / `resources/unsubscribe` calls bypass this
+ * registry and are not refcounted with it: the server keeps one subscription
+ * per URI per session, so an explicit unsubscribe also silences listeners on
+ * that URI.
+ */
+import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
+import type { ClosedReason } from '../../machines/closed-reason.ts';
+import { listenerMachine, type ListenerEmitted, type ListenerOutput } from '../../machines/listener.machine.ts';
+import { uriWorkerMachine, type UriWorkerEmitted, type WireOp } from '../../machines/uri-worker.machine.ts';
+import { NotConnectedError, RequestAbortedError, WrongEraError } from '../protocol/errors.ts';
+import { filterAllows, validateFilter, type NotificationFilter } from '../protocol/filter.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
+import { openSink as openLocalSink, type ListenerSink, type OpenSink, type Subscriber } from './listener-sink.ts';
+import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
+import type { ConnectionLifecycleEvent, RequestPort } from './ports.ts';
+
+export { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
+export type { NotificationCallback, Subscriber } from './listener-sink.ts';
+
+/** What `subscribeNotifications` resolves with; pass it to `unsubscribeNotifications`. */
+export interface ListenerRef extends SubscriptionRef {
+  readonly kind: 'listener';
+  readonly id: string;
+  /** The validated filter this listener delivers by. */
+  readonly filter: NotificationFilter;
+}
+
+export interface SubscribeNotificationsOptions {
+  /** Aborting removes the listener (or withdraws a pending registration) and releases its URIs. */
+  signal?: AbortSignal;
+}
+
+export interface NotificationListenersOptions {
+  /** How subscribers are reached and watched; the default handles callbacks and xstate actors. */
+  openSink?: OpenSink;
+  /**
+   * The connection's current generation when the registry is created after the
+   * connection became ready; leave it out when the registry sees that
+   * `connection.ready` itself (registrations then wait for it).
+   */
+  generation?: number;
+}
+
+/** The URI bookkeeping of the worker, for diagnostics and tests. */
+export interface UriSubscriptionState {
+  /** Held URI → ids of the listeners holding it. */
+  holders: Record<string, string[]>;
+  /** Held URIs with no subscription in the current server session. */
+  lost: string[];
+}
+
+interface Entry {
+  ref: ListenerRef;
+  actor: ActorRefFrom<typeof listenerMachine>;
+  sink: ListenerSink;
+  registration: { resolve(ref: ListenerRef): void; reject(error: unknown): void };
+  signal: AbortSignal | undefined;
+  stopWatchingSignal(): void;
+}
+
+export class NotificationListeners {
+  readonly #port: RequestPort;
+  readonly #openSink: OpenSink;
+  readonly #entries = new Map<string, Entry>();
+  /** Listener id → callers of `unsubscribeNotifications` waiting for its URIs to be released. */
+  readonly #releasing = new Map<string, (() => void)[]>();
+  readonly #worker;
+  #generation: number | undefined;
+  #nextId = 1;
+  #closedReason: ClosedReason | undefined;
+
+  constructor(port: RequestPort, options: NotificationListenersOptions = {}) {
+    this.#port = port;
+    this.#openSink = options.openSink ?? openLocalSink;
+    this.#generation = options.generation;
+    const wire = fromPromise<void, WireOp>(async ({ input }) => {
+      await port.request(input.op === 'subscribe' ? 'resources/subscribe' : 'resources/unsubscribe', { uri: input.uri });
+    });
+    this.#worker = createActor(uriWorkerMachine.provide({ actors: { wire } }), { input: { generation: this.#generation } });
+    this.#worker.on('*', (event) => this.#onWorker(event));
+    this.#worker.start();
+  }
+
+  /** Registers a listener; resolves once every URI in the filter is subscribed on the server. */
+  subscribeNotifications(filter: unknown, subscriber: Subscriber, options: SubscribeNotificationsOptions = {}): Promise<ListenerRef> {
+    if (this.#closedReason) return Promise.reject(new ListenerClosedError(this.#closedReason));
+    const era = this.#port.era;
+    if (era === 'modern') return Promise.reject(new WrongEraError('modern', 'subscribeNotifications'));
+    if (era === undefined) return Promise.reject(new NotConnectedError('not connected', 'subscribeNotifications'));
+    let validated: NotificationFilter;
+    try {
+      validated = validateFilter(filter, { allowTaskIds: false });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(new RequestAbortedError('subscribeNotifications', { cause: signal.reason }));
+
+    const id = `listener-${this.#nextId++}`;
+    const ref: ListenerRef = Object.freeze({ kind: 'listener', id, filter: validated });
+    const uris = validated.resourceSubscriptions ?? [];
+    return new Promise<ListenerRef>((resolve, reject) => {
+      const actor = createActor(listenerMachine, { input: { id, uris, generation: this.#generation } });
+      const onAbort = () => actor.send({ type: 'subscriber.exited' });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const entry: Entry = {
+        ref,
+        actor,
+        sink: this.#openSink(subscriber, {
+          exited: () => actor.send({ type: 'subscriber.exited' }),
+          dropped: (cap) => actor.send({ type: 'close', reason: { type: 'delivery_dropped', cap } }),
+        }),
+        registration: { resolve, reject },
+        signal,
+        stopWatchingSignal: () => signal?.removeEventListener('abort', onAbort),
+      };
+      this.#entries.set(id, entry);
+      actor.on('*', (event) => entry.sink.deliver(this.#message(ref, event)));
+      actor.subscribe({ complete: () => this.#onListenerDone(entry) });
+      actor.start();
+      this.#worker.send({ type: 'acquire', listenerId: id, uris });
+    });
+  }
+
+  /** Removes a listener (its subscriber receives `closed` with reason `local`); resolves once its URIs are released. */
+  unsubscribeNotifications(ref: Pick<ListenerRef, 'id'>): Promise<void> {
+    const entry = this.#entries.get(String(ref.id));
+    if (!entry || entry.actor.getSnapshot().value === 'registering') return Promise.reject(new ListenerNotFoundError(ref.id));
+    const released = new Promise<void>((resolve) => this.#releasing.set(entry.ref.id, [...(this.#releasing.get(entry.ref.id) ?? []), resolve]));
+    entry.actor.send({ type: 'remove' });
+    return released;
+  }
+
+  /** Called by the client for every legacy change notification. */
+  dispatch(method: string, params: JsonObject | undefined): void {
+    const payload = params ?? {};
+    for (const entry of this.#entries.values()) {
+      if (filterAllows(entry.ref.filter, method, payload)) entry.actor.send({ type: 'notification', method, params: payload });
+    }
+  }
+
+  /** Called by the client for every connection lifecycle event, in order. */
+  handleLifecycle(event: ConnectionLifecycleEvent): void {
+    if (this.#closedReason) return;
+    switch (event.type) {
+      case 'connection.lost':
+        this.#worker.send({ type: 'connection.lost' });
+        this.#broadcast({ type: 'connection.lost' });
+        break;
+      case 'connection.ready':
+        this.#generation = event.generation;
+        this.#worker.send({ type: 'connection.ready', era: event.era, generation: event.generation });
+        if (event.era === 'legacy') this.#broadcast({ type: 'connection.ready', generation: event.generation });
+        break;
+      case 'connection.era_changed':
+        if (event.to !== 'modern') break;
+        this.#worker.send({ type: 'connection.era_changed', to: event.to });
+        this.#broadcast({ type: 'close', reason: { type: 'era_changed', era: 'modern' } });
+        break;
+      case 'connection.closed':
+        this.close(event.reason);
+        break;
+    }
+  }
+
+  /** Closes every listener with `reason` and stops the worker; later registrations are refused. */
+  close(reason: ClosedReason): void {
+    if (this.#closedReason) return;
+    this.#closedReason = reason;
+    // The worker stops first so closing listeners sends no unsubscribes on a connection that is going away.
+    this.#worker.send({ type: 'close' });
+    this.#broadcast({ type: 'close', reason });
+    for (const waiting of this.#releasing.values()) for (const resolve of waiting) resolve();
+    this.#releasing.clear();
+  }
+
+  /** The worker's URI bookkeeping right now. */
+  uriState(): UriSubscriptionState {
+    const { holders, lost } = this.#worker.getSnapshot().context;
+    return { holders: structuredClone(holders), lost: [...lost] };
+  }
+
+  #broadcast(event: Parameters<Entry['actor']['send']>[0]): void {
+    for (const entry of [...this.#entries.values()]) entry.actor.send(event);
+  }
+
+  #message(ref: ListenerRef, event: ListenerEmitted): SubscriberMessage {
+    switch (event.type) {
+      case 'deliver.notification':
+        return { type: 'notification', ref, method: event.method, params: event.params };
+      case 'deliver.reconnected':
+        return { type: 'reconnected', ref, report: event.report };
+      case 'deliver.closed':
+        return { type: 'closed', ref, reason: event.reason };
+    }
+  }
+
+  #onWorker(event: UriWorkerEmitted): void {
+    switch (event.type) {
+      case 'acquire.done': {
+        const entry = this.#entries.get(event.listenerId);
+        entry?.actor.send({ type: 'registered' });
+        if (entry?.actor.getSnapshot().status === 'active') entry.registration.resolve(entry.ref);
+        break;
+      }
+      case 'acquire.failed':
+        this.#entries.get(event.listenerId)?.actor.send({ type: 'registration.failed', uri: event.uri, cause: event.cause });
+        break;
+      case 'release.done': {
+        for (const resolve of this.#releasing.get(event.listenerId) ?? []) resolve();
+        this.#releasing.delete(event.listenerId);
+        break;
+      }
+      case 'resubscribe.done':
+        this.#broadcast({ type: 'resubscribed', generation: event.generation, report: event.report });
+        break;
+      case 'acquire.cancelled':
+        break; // the listener already ended itself; its release follows
+    }
+  }
+
+  #onListenerDone(entry: Entry): void {
+    const output = entry.actor.getSnapshot().output as ListenerOutput;
+    this.#entries.delete(entry.ref.id);
+    entry.stopWatchingSignal();
+    entry.sink.close();
+    if (output.type === 'rejected') entry.registration.reject(this.#rejectionError(entry, output.rejection));
+    // A failed subscribe was already rolled back by the worker; every other end releases what the listener holds.
+    if (!(output.type === 'rejected' && output.rejection.type === 'subscribe_failed') && !this.#closedReason) {
+      this.#worker.send({ type: 'release', listenerId: entry.ref.id });
+    }
+  }
+
+  #rejectionError(entry: Entry, rejection: Extract<ListenerOutput, { type: 'rejected' }>['rejection']): Error {
+    switch (rejection.type) {
+      case 'subscribe_failed':
+        return new SubscribeFailedError(rejection.uri, rejection.cause);
+      case 'closed':
+        return new ListenerClosedError(rejection.reason);
+      case 'withdrawn':
+        return entry.signal?.aborted
+          ? new RequestAbortedError('subscribeNotifications', { cause: entry.signal.reason })
+          : new ListenerClosedError({ type: 'local' });
+    }
+  }
+}
