@@ -65,7 +65,7 @@ class StdioTransport implements StdioClientTransport {
   private events: TransportEvents | undefined;
   /** Settles when the child's stdio has closed after exit. */
   private exited: Promise<void> = Promise.resolve();
-  exitStatus: StdioClientTransport['exitStatus'];
+  private status: StdioClientTransport['exitStatus'];
   /** Shared by every sender waiting for stdin to drain. */
   private drained: Promise<void> | undefined;
 
@@ -77,6 +77,10 @@ class StdioTransport implements StdioClientTransport {
 
   get stderr(): Readable | null {
     return this.child?.stderr ?? null;
+  }
+
+  get exitStatus(): StdioClientTransport['exitStatus'] {
+    return this.status;
   }
 
   start(events: TransportEvents): Promise<void> {
@@ -136,7 +140,7 @@ class StdioTransport implements StdioClientTransport {
       child.once('close', () => clearTimeout(cut));
     });
     child.once('close', (code, signal) => {
-      if (this.phase !== 'failed') this.exitStatus = { code, signal };
+      if (this.phase !== 'failed') this.status = { code, signal };
       if (this.phase !== 'open') return; // a failed start or a local close: nothing to report
       this.phase = 'exited';
       events.closed({ type: 'exited', code, signal });
