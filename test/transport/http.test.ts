@@ -211,6 +211,54 @@ describe('http transport, wire details (scripted peers)', () => {
     }
   });
 
+  it('legacy: no version header on initialize, then the minted session id and the negotiated version on every request, GET and DELETE', async () => {
+    const received: Array<{ method: string; headers: IncomingHttpHeaders }> = [];
+    let gotDelete: () => void = () => undefined;
+    const deleted = new Promise<void>((resolve) => (gotDelete = resolve));
+    let gotGet: () => void = () => undefined;
+    const getReceived = new Promise<void>((resolve) => (gotGet = resolve));
+    const url = await scriptedServer((headers, body, res) => {
+      const method = body === '' ? '' : (JSON.parse(body) as { method?: string }).method ?? '';
+      received.push({ method: method || 'none', headers });
+      if (headers['mcp-session-id'] === undefined) {
+        const { id } = JSON.parse(body) as { id: RequestId };
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'session-abc' });
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } } }));
+      }
+      if (body === '') {
+        if (headers.accept === 'text/event-stream') {
+          res.writeHead(405).end();
+          return gotGet();
+        }
+        res.writeHead(200).end();
+        return gotDelete();
+      }
+      const { id } = JSON.parse(body) as { id?: RequestId };
+      if (id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: {} }));
+    });
+    const { transport, events } = await open({ url });
+    transport.setProtocol({ era: 'legacy', version: '2025-11-25' });
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    await events.response(1);
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo' } });
+    await events.response(2);
+    await getReceived;
+    await transport.close();
+    await deleted;
+    const picked = received.map(({ method, headers }) => [method, headers['mcp-session-id'], headers['mcp-protocol-version'], headers['mcp-method']]);
+    expect(picked).toContainEqual(['initialize', undefined, undefined, undefined]);
+    expect(picked).toContainEqual(['notifications/initialized', 'session-abc', '2025-06-18', undefined]);
+    expect(picked).toContainEqual(['tools/call', 'session-abc', '2025-06-18', undefined]);
+    expect(picked.filter(([method]) => method === 'none')).toEqual([
+      ['none', 'session-abc', '2025-06-18', undefined],
+      ['none', 'session-abc', '2025-06-18', undefined],
+    ]);
+    expect(events.closures).toEqual([]);
+    expect(events.errors).toEqual([]);
+  });
+
   it('reports requestStreamEnded when a request SSE stream ends before its response', async () => {
     const url = await scriptedServer((_headers, body, res) => {
       const { id } = JSON.parse(body) as { id: RequestId };
