@@ -22,12 +22,12 @@ import { NotConnectedError, RequestAbortedError, WrongEraError } from '../protoc
 import { filterAllows, validateFilter, type NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
-import { openSink as openLocalSink, type ListenerSink, type OpenSink, type Subscriber } from './listener-sink.ts';
+import { createMailbox, type Mailbox, type SubscriberCallbackError, type Subscriber } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { ConnectionLifecycleEvent, RequestPort } from './ports.ts';
 
 export { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
-export type { NotificationCallback, Subscriber } from './listener-sink.ts';
+export type { Subscriber, SubscriberActor, SubscriberCallback } from './mailbox.ts';
 
 /** What `subscribeNotifications` resolves with; pass it to `unsubscribeNotifications`. */
 export interface ListenerRef extends SubscriptionRef {
@@ -37,14 +37,23 @@ export interface ListenerRef extends SubscriptionRef {
   readonly filter: NotificationFilter;
 }
 
+/** What `subscribeNotifications(filter, 'iterator')` resolves with: the reference, iterable for its messages. */
+export type IterableListenerRef = ListenerRef & AsyncIterable<SubscriberMessage>;
+
 export interface SubscribeNotificationsOptions {
-  /** Aborting removes the listener (or withdraws a pending registration) and releases its URIs. */
+  /**
+   * Aborting removes the listener like `unsubscribeNotifications` (its
+   * subscriber receives `closed` with reason `local`), or withdraws a pending
+   * registration, which rejects with RequestAbortedError.
+   */
   signal?: AbortSignal;
 }
 
 export interface NotificationListenersOptions {
-  /** How subscribers are reached and watched; the default handles callbacks and xstate actors. */
-  openSink?: OpenSink;
+  /** Most deliveries in flight per listener (see mailbox.ts); past it the listener closes with `delivery_dropped`. */
+  mailboxCap?: number;
+  /** Where a throwing subscriber callback is reported; a process warning by default. */
+  onSubscriberError?: (error: SubscriberCallbackError) => void;
   /**
    * The connection's current generation when the registry is created after the
    * connection became ready; leave it out when the registry sees that
@@ -64,7 +73,7 @@ export interface UriSubscriptionState {
 interface Entry {
   ref: ListenerRef;
   actor: ActorRefFrom<typeof listenerMachine>;
-  sink: ListenerSink;
+  mailbox: Mailbox;
   registration: { resolve(ref: ListenerRef): void; reject(error: unknown): void };
   signal: AbortSignal | undefined;
   stopWatchingSignal(): void;
@@ -72,7 +81,7 @@ interface Entry {
 
 export class NotificationListeners {
   readonly #port: RequestPort;
-  readonly #openSink: OpenSink;
+  readonly #options: NotificationListenersOptions;
   readonly #entries = new Map<string, Entry>();
   /** Listener id → callers of `unsubscribeNotifications` waiting for its URIs to be released. */
   readonly #releasing = new Map<string, (() => void)[]>();
@@ -83,7 +92,7 @@ export class NotificationListeners {
 
   constructor(port: RequestPort, options: NotificationListenersOptions = {}) {
     this.#port = port;
-    this.#openSink = options.openSink ?? openLocalSink;
+    this.#options = options;
     this.#generation = options.generation;
     const wire = fromPromise<void, WireOp>(async ({ input }) => {
       await port.request(input.op === 'subscribe' ? 'resources/subscribe' : 'resources/unsubscribe', { uri: input.uri });
@@ -93,7 +102,13 @@ export class NotificationListeners {
     this.#worker.start();
   }
 
-  /** Registers a listener; resolves once every URI in the filter is subscribed on the server. */
+  /**
+   * Registers a listener; resolves once every URI in the filter is subscribed
+   * on the server. With `'iterator'` the reference is also the async iterable
+   * of its messages, ending after `closed`.
+   */
+  subscribeNotifications(filter: unknown, subscriber: 'iterator', options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
+  subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
   subscribeNotifications(filter: unknown, subscriber: Subscriber, options: SubscribeNotificationsOptions = {}): Promise<ListenerRef> {
     if (this.#closedReason) return Promise.reject(new ListenerClosedError(this.#closedReason));
     const era = this.#port.era;
@@ -109,28 +124,40 @@ export class NotificationListeners {
     if (signal?.aborted) return Promise.reject(new RequestAbortedError('subscribeNotifications', { cause: signal.reason }));
 
     const id = `listener-${this.#nextId++}`;
-    const ref: ListenerRef = Object.freeze({ kind: 'listener', id, filter: validated });
     const uris = validated.resourceSubscriptions ?? [];
     return new Promise<ListenerRef>((resolve, reject) => {
       const actor = createActor(listenerMachine, { input: { id, uris, generation: this.#generation } });
-      const onAbort = () => actor.send({ type: 'subscriber.exited' });
+      const plainRef: ListenerRef = { kind: 'listener', id, filter: validated };
+      const ref: ListenerRef = Object.freeze(
+        subscriber === 'iterator' ? { ...plainRef, [Symbol.asyncIterator]: () => mailbox.iterator! } : plainRef,
+      );
+      // Events from the subscriber's side reach the listener only while it is this registry's.
+      const tell = (event: Parameters<typeof actor.send>[0]) => {
+        if (this.#entries.get(id)?.actor === actor) actor.send(event);
+      };
+      const mailbox = createMailbox(subscriber, {
+        ref,
+        cap: this.#options.mailboxCap,
+        onDropped: (cap) => tell({ type: 'close', reason: { type: 'delivery_dropped', cap } }),
+        onSubscriberStopped: () => tell({ type: 'subscriber.exited' }),
+        onSubscriberError: this.#options.onSubscriberError,
+      });
+      const onAbort = () => tell({ type: 'remove' });
       signal?.addEventListener('abort', onAbort, { once: true });
       const entry: Entry = {
         ref,
         actor,
-        sink: this.#openSink(subscriber, {
-          exited: () => actor.send({ type: 'subscriber.exited' }),
-          dropped: (cap) => actor.send({ type: 'close', reason: { type: 'delivery_dropped', cap } }),
-        }),
+        mailbox,
         registration: { resolve, reject },
         signal,
         stopWatchingSignal: () => signal?.removeEventListener('abort', onAbort),
       };
       this.#entries.set(id, entry);
-      actor.on('*', (event) => entry.sink.deliver(this.#message(ref, event)));
+      actor.on('*', (event) => this.#deliver(entry, event));
       actor.subscribe({ complete: () => this.#onListenerDone(entry) });
       actor.start();
       this.#worker.send({ type: 'acquire', listenerId: id, uris });
+      if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') tell({ type: 'subscriber.exited' });
     });
   }
 
@@ -196,14 +223,17 @@ export class NotificationListeners {
     for (const entry of [...this.#entries.values()]) entry.actor.send(event);
   }
 
-  #message(ref: ListenerRef, event: ListenerEmitted): SubscriberMessage {
+  #deliver({ ref, mailbox }: Entry, event: ListenerEmitted): void {
     switch (event.type) {
       case 'deliver.notification':
-        return { type: 'notification', ref, method: event.method, params: event.params };
+        mailbox.push({ type: 'notification', ref, method: event.method, params: event.params });
+        break;
       case 'deliver.reconnected':
-        return { type: 'reconnected', ref, report: event.report };
+        mailbox.push({ type: 'reconnected', ref, report: event.report });
+        break;
       case 'deliver.closed':
-        return { type: 'closed', ref, reason: event.reason };
+        mailbox.close(event.reason);
+        break;
     }
   }
 
@@ -235,7 +265,8 @@ export class NotificationListeners {
     const output = entry.actor.getSnapshot().output as ListenerOutput;
     this.#entries.delete(entry.ref.id);
     entry.stopWatchingSignal();
-    entry.sink.close();
+    // A subscriber that left gets no `closed` message; the mailbox still stops watching it.
+    if (output.type === 'closed') entry.mailbox.close(output.reason);
     if (output.type === 'rejected') entry.registration.reject(this.#rejectionError(entry, output.rejection));
     // A failed subscribe was already rolled back by the worker; every other end releases what the listener holds.
     if (!(output.type === 'rejected' && output.rejection.type === 'subscribe_failed') && !this.#closedReason) {

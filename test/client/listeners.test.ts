@@ -14,7 +14,9 @@ function setupRegistry(options: { autoComplete?: boolean } = {}) {
 
 function inbox() {
   const messages: SubscriberMessage[] = [];
-  const subscriber = (message: SubscriberMessage) => messages.push(message);
+  const subscriber = (message: SubscriberMessage): void => {
+    messages.push(message);
+  };
   const summary = () =>
     messages.map((m) =>
       m.type === 'notification' ? `${m.method} ${String(m.params.uri ?? '')}`.trim() : m.type === 'closed' ? `closed ${m.reason.type}` : 'reconnected',
@@ -170,7 +172,7 @@ describe('notification listeners: subscriber lifecycle', () => {
     expect(received).toEqual(['notification', 'closed']);
   });
 
-  it('removes the listener on an aborted signal, and withdraws a pending registration with a typed abort', async () => {
+  it('removes the listener on an aborted signal, telling it closed(local), and withdraws a pending registration with a typed abort', async () => {
     const { peer, registry } = setupRegistry({ autoComplete: false });
     const controller = new AbortController();
     const a = inbox();
@@ -182,7 +184,7 @@ describe('notification listeners: subscriber lifecycle', () => {
     await peer.waitForPending();
     peer.completeNext();
     expect(peer.log()).toEqual(['sub file:///a', 'unsub file:///a']);
-    expect(a.messages).toEqual([]);
+    expect(a.summary()).toEqual(['closed local']);
 
     const pending = new AbortController();
     const withdrawn = registry.subscribeNotifications({ resourceSubscriptions: ['file:///b'] }, () => {}, { signal: pending.signal });
@@ -197,6 +199,47 @@ describe('notification listeners: subscriber lifecycle', () => {
     await expect(registry.subscribeNotifications({ toolsListChanged: true }, () => {}, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
       RequestAbortedError,
     );
+  });
+});
+
+describe('notification listeners: iterator subscribers', () => {
+  it('yields messages to a for-await loop that ends after closed', async () => {
+    const { registry } = setupRegistry();
+    const ref = await registry.subscribeNotifications({ toolsListChanged: true }, 'iterator');
+    registry.dispatch(TOOLS, {});
+    registry.dispatch(PROMPTS, {});
+    const released = registry.unsubscribeNotifications(ref);
+    const seen: string[] = [];
+    for await (const message of ref) seen.push(message.type === 'notification' ? message.method : message.type);
+    await released;
+    expect(seen).toEqual([TOOLS, 'closed']);
+  });
+
+  it('removes the listener and releases its URIs when the loop stops iterating', async () => {
+    const { peer, registry } = setupRegistry();
+    const ref = await registry.subscribeNotifications({ resourceSubscriptions: ['file:///a'] }, 'iterator');
+    registry.dispatch(UPDATED, { uri: 'file:///a' });
+    const released = new Promise<void>((resolve) => (peer.onSend = (r) => r.method === 'resources/unsubscribe' && resolve()));
+    for await (const message of ref) {
+      expect(message).toMatchObject({ type: 'notification', params: { uri: 'file:///a' } });
+      break;
+    }
+    await released;
+    expect(peer.log()).toEqual(['sub file:///a', 'unsub file:///a']);
+    await expect(registry.unsubscribeNotifications(ref)).rejects.toBeInstanceOf(ListenerNotFoundError);
+  });
+
+  it('closes the listener with delivery_dropped when its mailbox overflows', async () => {
+    const peer = new RecordingPeer();
+    const registry = new NotificationListeners(peer, { generation: 1, mailboxCap: 2 });
+    const ref = await registry.subscribeNotifications({ toolsListChanged: true }, 'iterator');
+    for (let i = 0; i < 3; i++) registry.dispatch(TOOLS, {});
+    const seen: string[] = [];
+    const ended = (async () => {
+      for await (const message of ref) seen.push(message.type === 'closed' ? `closed ${message.reason.type}` : message.type);
+    })();
+    await expect(ended).rejects.toMatchObject({ code: 'delivery_dropped' });
+    expect(seen).toEqual(['notification', 'notification', 'closed delivery_dropped']);
   });
 });
 
