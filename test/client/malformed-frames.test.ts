@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
 import { FrameError } from '../../src/protocol/jsonrpc.ts';
-import { NegotiationError, RequestTimeoutError, UnexpectedResponseError } from '../../src/protocol/errors.ts';
+import { NegotiationError, RequestAbortedError, RequestTimeoutError, UnexpectedResponseError } from '../../src/protocol/errors.ts';
 import { scriptedStdio } from '../fixtures/stdio-peers.ts';
 
 let client: McpClient;
@@ -81,5 +81,26 @@ describe('a peer that speaks neither era', () => {
     expect(failure).toBeInstanceOf(NegotiationError);
     expect((failure as Error).message).toContain('neither era');
     await neither.disconnect();
+  });
+});
+
+describe('cancellation on stdio', () => {
+  it('an aborted request sends notifications/cancelled with its request id', async () => {
+    const before = ((await client.request('script/received')).messages as unknown[]).length;
+    const controller = new AbortController();
+    const held = client.request('script/hold', {}, { signal: controller.signal });
+    controller.abort();
+    await expect(held).rejects.toBeInstanceOf(RequestAbortedError);
+    const after = (await client.request('script/received')).messages as { method: string; params: { requestId: unknown } }[];
+    const sent = after.slice(before);
+    expect(sent.map((message) => message.method)).toEqual(['notifications/cancelled']);
+    expect(typeof sent[0]!.params.requestId).toBe('number');
+  });
+
+  it('a timed-out request is cancelled on the wire too', async () => {
+    const before = ((await client.request('script/received')).messages as unknown[]).length;
+    await expect(client.request('script/hold', {}, { timeoutMs: 10 })).rejects.toBeInstanceOf(RequestTimeoutError);
+    const after = (await client.request('script/received')).messages as { method: string }[];
+    expect(after.slice(before).map((message) => message.method)).toEqual(['notifications/cancelled']);
   });
 });
