@@ -1,0 +1,103 @@
+/**
+ * Our server over stdio (a child process), with the official client 2.x as
+ * the peer, in both eras.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ALL_CHANGES,
+  closeAllPeers,
+  connectStdio,
+  NotificationLog,
+  progressOnWire,
+  PROMPTS_CHANGED,
+  RESOURCE_UPDATED,
+  RESOURCES_CHANGED,
+  TOOLS_CHANGED,
+} from './official-peers.ts';
+
+afterEach(closeAllPeers);
+
+const textOf = (result: unknown): string => ((result as { content: { text: string }[] }).content[0]!.text);
+
+describe('modern era over stdio', () => {
+  it('acknowledges listen with the honored subset and delivers only what was asked', async () => {
+    const client = await connectStdio('modern', ['--features', 'tools,resources,subscribe']);
+    const log = new NotificationLog(client, ALL_CHANGES);
+    const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true });
+    // prompts.listChanged is not advertised by this fixture, so it is not honored.
+    expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+    await client.callTool({ name: 'emit', arguments: { kind: 'prompts' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'resources' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'tools' } });
+    await log.waitFor(TOOLS_CHANGED);
+    expect(log.methods()).toEqual([TOOLS_CHANGED]);
+  });
+
+  it('delivers a resource update only for the URIs the filter names', async () => {
+    const client = await connectStdio('modern');
+    const log = new NotificationLog(client, ALL_CHANGES);
+    await client.listen({ resourceSubscriptions: ['test://resource/1'] });
+    await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/2' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'tools' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/1' } });
+    await log.waitFor(RESOURCE_UPDATED);
+    expect(log.seen).toEqual([{ method: RESOURCE_UPDATED, params: expect.objectContaining({ uri: 'test://resource/1' }) }]);
+  });
+
+  it('ends listen streams gracefully when the server closes', async () => {
+    const client = await connectStdio('modern');
+    const subscription = await client.listen({ toolsListChanged: true });
+    await client.callTool({ name: 'shutdown', arguments: {} });
+    await expect(subscription.closed).resolves.toBe('graceful');
+  });
+
+  it('stops a stream the client closed and keeps the others', async () => {
+    const client = await connectStdio('modern');
+    const log = new NotificationLog(client, ALL_CHANGES);
+    const tools = await client.listen({ toolsListChanged: true });
+    await client.listen({ promptsListChanged: true });
+    await tools.close();
+    await expect(tools.closed).resolves.toBe('local');
+    const stats = await client.callTool({ name: 'stats', arguments: {} });
+    expect(JSON.parse(textOf(stats))).toEqual({ openStreams: 1 });
+    await client.callTool({ name: 'emit', arguments: { kind: 'tools' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'prompts' } });
+    await log.waitFor(PROMPTS_CHANGED);
+    expect(log.methods()).toEqual([PROMPTS_CHANGED]);
+  });
+
+  it('sends progress to the caller of a tool', async () => {
+    const client = await connectStdio('modern');
+    const result = await client.callTool({ name: 'progress', arguments: { steps: 3 } }, { onprogress: () => {} });
+    expect(textOf(result)).toBe('done 3');
+    expect(progressOnWire(client)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('legacy era over stdio', () => {
+  it('broadcasts list changes unsolicited and resource updates to subscribed URIs only', async () => {
+    const client = await connectStdio('legacy');
+    const log = new NotificationLog(client, ALL_CHANGES);
+    await client.subscribeResource({ uri: 'test://resource/1' });
+    await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/2' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/1' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'resources' } });
+    await log.waitFor(RESOURCES_CHANGED);
+    await client.unsubscribeResource({ uri: 'test://resource/1' });
+    await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/1' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'tools' } });
+    await log.waitFor(TOOLS_CHANGED);
+    expect(log.methods()).toEqual([RESOURCE_UPDATED, RESOURCES_CHANGED, TOOLS_CHANGED]);
+    expect(log.seen[0]!.params).toEqual({ uri: 'test://resource/1' });
+  });
+
+  it('negotiates the requested legacy version and paginates lists', async () => {
+    const client = await connectStdio('legacy', ['--page-size', '2']);
+    expect(client.getServerVersion()).toEqual({ name: 'own-fixture', version: '1.0.0' });
+    // Thirteen tools in pages of two: the client walks every cursor.
+    const all = await client.listTools();
+    const names = all.tools.map((tool) => tool.name);
+    expect(names).toEqual([...new Set(names)].sort());
+    expect(names).toHaveLength(13);
+  });
+});
