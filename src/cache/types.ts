@@ -1,0 +1,50 @@
+/**
+ * The change cache's public surface. `createChangeCache(client, options)`
+ * (src/cache/change-cache.ts) returns a ChangeCache; the watcher CLI and
+ * applications read it through these types only.
+ */
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { NotificationFilter } from '../protocol/filter.ts';
+import type { EntryKey } from './entries.ts';
+import type { Interest } from './interest.ts';
+
+export type { EntryKey, Interest };
+
+export type CacheState = 'idle' | 'negotiating' | 'listening' | 'recovering' | 'completed' | 'degraded' | 'noOverlap';
+
+/** How a read treats an entry that is invalid or being refetched. */
+export type ReadMode =
+  /** Wait for the refetch (up to `timeoutMs`), then return the fresh value. */
+  | 'wait'
+  /** Return at once; the value says whether it is current or stale. */
+  | 'stale';
+
+export interface CacheRead<T> {
+  value: T;
+  /** `current`: notification-backed and fresh; `stale`: invalid, refetching, past its ttl, or no live stream covers it. */
+  freshness: 'current' | 'stale';
+  /** When the value was fetched (ms since epoch). */
+  fetchedAt: number;
+}
+
+export type CacheEvent =
+  | { type: 'state'; state: CacheState; previous: CacheState; detail?: unknown }
+  | { type: 'notification'; method: string; params: JsonObject }
+  | { type: 'invalidated'; key: EntryKey }
+  | { type: 'refetching'; key: EntryKey }
+  | { type: 'replaced'; key: EntryKey; value: unknown; previous: unknown | undefined }
+  | { type: 'refetch_failed'; key: EntryKey; error: Error };
+
+export interface ChangeCache {
+  readonly state: CacheState;
+  /** The filter computed from interest ∩ the current server's capabilities; null when they do not overlap. */
+  readonly filter: NotificationFilter | null;
+  subscribe(listener: (event: CacheEvent) => void): () => void;
+  tools(options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject[]>>;
+  prompts(options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject[]>>;
+  resources(options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject[]>>;
+  /** The contents of one resource from the interest set's URIs. */
+  contents(uri: string, options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject>>;
+  /** Stops the stream or listener; the cache ends as it is. */
+  close(): Promise<void>;
+}
