@@ -57,7 +57,7 @@ export function sendStatus(res: ServerResponse, status: number, headers: Record<
 
 export const sseFrame = (json: string): string => `event: message\ndata: ${json}\n\n`;
 
-export function startSse(res: ServerResponse, highWater: number, headers: Record<string, string> = {}): Outbox {
+export function openSse(res: ServerResponse, headers: Record<string, string> = {}): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
@@ -66,6 +66,10 @@ export function startSse(res: ServerResponse, highWater: number, headers: Record
     ...headers,
   });
   res.flushHeaders();
+}
+
+export function startSse(res: ServerResponse, highWater: number, headers: Record<string, string> = {}): Outbox {
+  openSse(res, headers);
   return new Outbox(res, sseFrame, highWater);
 }
 

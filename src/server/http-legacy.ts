@@ -11,7 +11,8 @@ import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../protocol
 import { isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { InvalidRequestError, LimitExceededError } from './errors.ts';
-import { HttpReply, sendJson, sendStatus, startSse } from './http-io.ts';
+import { HttpReply, openSse, sendJson, sendStatus, sseFrame } from './http-io.ts';
+import { Outbox } from './outbox.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, resultFrame } from './outcome.ts';
@@ -19,6 +20,8 @@ import { errorFrame, resultFrame } from './outcome.ts';
 interface SessionRecord {
   session: LegacySession;
   inflight: Map<string, AbortController>;
+  /** Unsolicited messages; parked (queued, bounded by the session's lane) while no GET stream is open. */
+  outbox: Outbox;
   getStream: ServerResponse | undefined;
 }
 
@@ -43,7 +46,9 @@ export class LegacyHttpSessions {
     }
     const id = randomUUID();
     const session = this.core.newSession(id, () => this.forget(id));
-    const record: SessionRecord = { session, inflight: new Map(), getStream: undefined };
+    const outbox = new Outbox(undefined, sseFrame, this.core.limits.outboxHighWater);
+    session.attach(outbox);
+    const record: SessionRecord = { session, inflight: new Map(), outbox, getStream: undefined };
     this.records.set(id, record);
     const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, 1), new AbortController().signal);
     if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
@@ -87,12 +92,12 @@ export class LegacyHttpSessions {
       return sendJson(res, 409, errorFrame(null, error));
     }
     record.getStream = res;
-    const outbox = startSse(res, this.core.limits.outboxHighWater, { 'mcp-session-id': record.session.id });
-    record.session.attach(outbox);
+    openSse(res, { 'mcp-session-id': record.session.id });
+    record.outbox.retarget(res);
     res.on('close', () => {
       if (record.getStream !== res) return;
       record.getStream = undefined;
-      record.session.detach();
+      record.outbox.retarget(undefined);
     });
   }
 
@@ -129,6 +134,7 @@ export class LegacyHttpSessions {
     if (!record) return;
     this.records.delete(id);
     for (const controller of record.inflight.values()) controller.abort();
+    record.outbox.close();
     record.getStream?.end();
   }
 }

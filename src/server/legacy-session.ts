@@ -3,7 +3,7 @@
  * machine; this class keeps the session's `resources/subscribe` URIs and log
  * level, registers itself for broadcasts once initialized, and writes change
  * notifications (untagged, unsolicited) through the outbox it is attached to.
- * Over HTTP that outbox is the session's GET stream, attached while one is open.
+ * Over HTTP that outbox is the session's GET stream, parked while none is open.
  */
 import { createActor, type Actor } from 'xstate';
 import { serverSessionMachine, type SessionEndReason } from '../../machines/server-session.machine.ts';
@@ -80,15 +80,6 @@ export class LegacySession implements Audience {
     this.lane = new Lane(outbox, this.options.maxPending, (maxPending) =>
       this.end({ type: 'slow_consumer', maxPending }),
     );
-  }
-
-  detach(): void {
-    this.lane?.kill();
-    this.lane = undefined;
-  }
-
-  get hasStream(): boolean {
-    return this.lane !== undefined;
   }
 
   subscribe(uri: string): void {

@@ -35,7 +35,8 @@ export class Outbox {
   private flushWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly sink: FrameSink,
+    /** Undefined parks the outbox: frames queue (lanes stay bounded) until `retarget`. */
+    private sink: FrameSink | undefined,
     private readonly frame: (json: string) => string,
     readonly highWater: number,
     /** Told when the queue crosses the high-water mark, either way (stdio pauses its input). */
@@ -71,8 +72,18 @@ export class Outbox {
 
   /** Resolves once everything queued so far has been handed to the sink and the sink drained. */
   flushed(): Promise<void> {
-    if (this.closed || (this.size === 0 && !this.blocked)) return Promise.resolve();
+    if (this.closed || (this.size === 0 && !this.blocked && this.sink)) return Promise.resolve();
     return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  /** Writes from now on go to `sink`; undefined parks the outbox again. */
+  retarget(sink: FrameSink | undefined): void {
+    this.sink = sink;
+    this.blocked = false;
+    if (sink && this.size > 0 && !this.scheduled) {
+      this.scheduled = true;
+      queueMicrotask(() => this.pump());
+    }
   }
 
   /** Drops whatever is still queued; later pushes are ignored. */
@@ -86,7 +97,8 @@ export class Outbox {
 
   private pump(): void {
     this.scheduled = false;
-    while (!this.blocked && !this.closed && this.head < this.entries.length) {
+    const sink = this.sink;
+    while (sink && !this.blocked && !this.closed && this.head < this.entries.length) {
       let chunk = '';
       while (this.head < this.entries.length && chunk.length < BATCH_BYTES) {
         const entry = this.entries[this.head]!;
@@ -97,9 +109,10 @@ export class Outbox {
         }
         chunk += this.frame(entry.json);
       }
-      if (chunk !== '' && !this.sink.write(chunk)) {
+      if (chunk !== '' && !sink.write(chunk)) {
         this.blocked = true;
-        this.sink.once('drain', () => {
+        sink.once('drain', () => {
+          if (this.sink !== sink) return; // retargeted meanwhile
           this.blocked = false;
           this.pump();
         });
@@ -124,7 +137,7 @@ export class Outbox {
       this.high = false;
       this.onPressure?.(false);
     }
-    if (this.closed || (this.size === 0 && !this.blocked)) {
+    if (this.closed || (this.size === 0 && !this.blocked && this.sink)) {
       const waiters = this.flushWaiters;
       this.flushWaiters = [];
       for (const resolve of waiters) resolve();

@@ -44,6 +44,7 @@ export function createServer(options: ServerOptions): McpServer {
   const core = new ServerCore(options);
   const connections = new Set<StdioConnection>();
   const httpServers = new Set<HttpServerHandle>();
+  let closing: Promise<void> | undefined;
   return {
     name: options.name,
     defineTool: (name, definition, handler) => core.registry.tools.set(name, definition, handler),
@@ -70,10 +71,13 @@ export function createServer(options: ServerOptions): McpServer {
     get openStreamCount() {
       return core.streams.size;
     },
-    async close() {
-      await core.close();
-      await Promise.all([...connections].map((connection) => connection.close()));
-      await Promise.all([...httpServers].map((handle) => handle.close()));
+    close() {
+      closing ??= (async () => {
+        await core.close();
+        await Promise.all([...connections].map((connection) => connection.close()));
+        await Promise.all([...httpServers].map((handle) => handle.close()));
+      })();
+      return closing;
     },
   };
 }

@@ -1,0 +1,76 @@
+/**
+ * A scripted stdio peer for what the official client cannot produce
+ * (malformed frames, floods, a client that stops reading): it spawns the
+ * own-server fixture, writes raw lines and waits for matching messages.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
+import { STDIO_FIXTURE } from './official-peers.ts';
+
+export type Message = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown }; result?: Record<string, unknown> };
+
+export const modernMeta = (extra: Record<string, unknown> = {}) => ({
+  [MetaKey.protocolVersion]: MODERN_VERSION,
+  [MetaKey.clientCapabilities]: {},
+  ...extra,
+});
+
+export class RawStdioPeer {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly received: Message[] = [];
+  private partial = '';
+  private waiters: { match: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
+
+  constructor(args: string[] = []) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', STDIO_FIXTURE, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => this.onChunk(chunk));
+  }
+
+  send(message: Message | string): void {
+    this.child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  }
+
+  request(id: string | number, method: string, params: Record<string, unknown> = {}): void {
+    this.send({ jsonrpc: '2.0', id, method, params: { _meta: modernMeta(), ...params } });
+  }
+
+  /** Resolves with the first received message (past or future) matching. */
+  next(match: (message: Message) => boolean): Promise<Message> {
+    const seen = this.received.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.waiters.push({ match, resolve }));
+  }
+
+  response(id: unknown): Promise<Message> {
+    return this.next((message) => message.id === id && ('result' in message || 'error' in message));
+  }
+
+  /** Stops reading stdout, so the pipe fills and the server's writes back up. */
+  stopReading(): void {
+    this.child.stdout.pause();
+  }
+
+  resumeReading(): void {
+    this.child.stdout.resume();
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+
+  private onChunk(chunk: string): void {
+    const lines = (this.partial + chunk).split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === '') continue;
+      const message = JSON.parse(line) as Message;
+      this.received.push(message);
+      this.waiters = this.waiters.filter((waiter) => {
+        if (!waiter.match(message)) return true;
+        waiter.resolve(message);
+        return false;
+      });
+    }
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Hostile and malformed input over stdio, from a scripted peer: every case
+ * gets a clear JSON-RPC error and the connection keeps answering.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/protocol/jsonrpc.ts';
+import { modernMeta, RawStdioPeer } from './raw-stdio-peer.ts';
+
+let peer: RawStdioPeer | undefined;
+afterEach(() => peer?.kill());
+
+const start = (args: string[] = []) => (peer = new RawStdioPeer(args));
+
+describe('bad input over stdio', () => {
+  it('answers malformed frames with -32700 / -32600 and id null, then keeps serving', async () => {
+    const p = start();
+    p.send('{"jsonrpc":"2.0","id":1,"method":');
+    p.send('[1,2,3]');
+    p.send({ jsonrpc: '1.0', id: 2, method: 'tools/list' });
+    p.request(3, 'tools/list');
+    await p.response(3);
+    const errors = p.received.filter((message) => message.id === null).map((message) => message.error?.code);
+    expect(errors).toEqual([ErrorCode.ParseError, ErrorCode.InvalidRequest, ErrorCode.InvalidRequest]);
+    expect((await p.response(3)).result?.tools).toBeInstanceOf(Array);
+  });
+
+  it('refuses an oversized frame without buffering it whole', async () => {
+    const p = start(['--max-body', '1024']);
+    p.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: modernMeta(), name: 'echo', arguments: { text: 'x'.repeat(5000) } } }));
+    p.request(2, 'tools/call', { name: 'echo', arguments: { text: 'small' } });
+    const answer = await p.response(2);
+    expect(answer.result?.content).toEqual([{ type: 'text', text: 'small' }]);
+    const refused = p.received.find((message) => message.id === null);
+    expect(refused?.error?.code).toBe(ErrorCode.ParseError);
+    expect(refused?.error?.message).toMatch(/exceeds the 1024 limit/);
+    expect(p.received.some((message) => message.id === 1)).toBe(false);
+  });
+
+  it('answers unknown methods, wrong params and unsupported versions with the spec errors', async () => {
+    const p = start();
+    p.request(1, 'server/discover');
+    p.request(2, 'no/such/method');
+    p.request(3, 'tools/call', { name: 'echo', arguments: { text: 42 } });
+    p.request(4, 'tools/call', { name: 'nope' });
+    p.send({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: modernMeta({ 'io.modelcontextprotocol/protocolVersion': '1900-01-01' }) } });
+    p.request(6, 'subscriptions/listen', { notifications: { toolsListChanged: 'yes' } });
+    p.request(7, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['not a uri'] } });
+    p.request(8, 'initialize');
+    p.send({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} });
+    const codes = await Promise.all([2, 3, 4, 5, 6, 7, 8, 9].map(async (id) => (await p.response(id)).error?.code));
+    expect(codes).toEqual([
+      ErrorCode.MethodNotFound,
+      ErrorCode.InvalidParams,
+      ErrorCode.InvalidParams,
+      ErrorCode.UnsupportedProtocolVersion,
+      ErrorCode.InvalidParams,
+      ErrorCode.InvalidParams,
+      ErrorCode.MethodNotFound, // initialize does not exist in the modern era
+      ErrorCode.InvalidParams, // no _meta envelope
+    ]);
+    expect((await p.response(5)).error?.data).toEqual({ requested: '1900-01-01', supported: ['2026-07-28'] });
+  });
+
+  it('refuses a flood of listen requests past the per-connection limit', async () => {
+    const p = start();
+    for (let id = 1; id <= 70; id++) p.request(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+    const answers = await Promise.all([65, 66, 67, 68, 69, 70].map((id) => p.response(id)));
+    for (const answer of answers) {
+      expect(answer.error).toEqual({ code: -32000, message: 'Limit reached: maxStreamsPerConnection (64)', data: { limit: 'maxStreamsPerConnection', max: 64 } });
+    }
+    const acks = p.received.filter((message) => message.method === 'notifications/subscriptions/acknowledged');
+    expect(acks).toHaveLength(64);
+    p.request(71, 'tools/call', { name: 'emit', arguments: { kind: 'tools' } });
+    await p.response(71);
+    // Every one of the 64 open streams gets the event, tagged with its own id.
+    const tagged = await Promise.all(Array.from({ length: 64 }, (_, i) => p.next((message) =>
+      message.method === 'notifications/tools/list_changed' && (message.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'] === i + 1)));
+    expect(tagged).toHaveLength(64);
+  });
+
+  it('fixes the era by the opening request and refuses requests before initialize', async () => {
+    const p = start();
+    p.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect((await p.response(1)).error?.code).toBe(ErrorCode.InvalidRequest);
+    p.send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    expect((await p.response(2)).result?.protocolVersion).toBe('2025-11-25');
+    p.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    p.request(3, 'server/discover');
+    expect((await p.response(3)).error?.code).toBe(ErrorCode.MethodNotFound);
+    p.send({ jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {} } });
+    expect((await p.response(4)).error?.code).toBe(ErrorCode.InvalidRequest);
+    p.send({ jsonrpc: '2.0', id: 5, method: 'ping' });
+    expect((await p.response(5)).result).toEqual({});
+  });
+});
