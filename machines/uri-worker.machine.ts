@@ -170,11 +170,20 @@ function applyWire(c: UriWorkerContext, failure: { cause: unknown } | undefined)
   return d;
 }
 
-/** While the transport is down nothing held is on the server, so releases finish without requests. */
+/**
+ * While the transport is down nothing held is on the server, so releases
+ * finish without requests, and nothing is running, so a released listener's
+ * acquire (even one that was interrupted halfway) is withdrawn.
+ */
 function settleOffline(d: UriWorkerContext): Result {
   const emitted: UriWorkerEmitted[] = [];
   const releases = d.queue.filter((job) => job.kind === 'release');
-  d.queue = d.queue.filter((job) => job.kind === 'acquire');
+  const released = new Set(releases.map((job) => job.listenerId));
+  d.queue = d.queue.filter((job) => {
+    if (job.kind !== 'acquire') return false;
+    if (released.has(job.listenerId)) emitted.push({ type: 'acquire.cancelled', listenerId: job.listenerId });
+    return !released.has(job.listenerId);
+  });
   for (const job of releases) {
     d.queue.unshift(job);
     stepHead(d, emitted);

@@ -173,6 +173,19 @@ describe('URI worker', () => {
     expect(w.actor.getSnapshot().context).toMatchObject({ lost: [], holders: { 'file:///1': ['a'], 'file:///2': ['a'] } });
   });
 
+  it('withdraws an interrupted acquire whose listener was released while it ran', async () => {
+    const w = startWorker();
+    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1'] });
+    await w.call(1);
+    w.actor.send({ type: 'release', listenerId: 'a' });
+    w.actor.send({ type: 'connection.lost' });
+    w.actor.send({ type: 'connection.ready', era: 'legacy', generation: 2 });
+    await w.idle();
+    expect(w.log()).toEqual(['subscribe file:///1']);
+    expect(w.emitted.map((e) => e.type)).toEqual(['acquire.cancelled', 'release.done', 'resubscribe.done']);
+    expect(w.actor.getSnapshot().context.holders).toEqual({});
+  });
+
   it('waits for the first connection before running acquires', async () => {
     const w = startWorker({ generation: undefined });
     w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1'] });
