@@ -3,7 +3,8 @@
  * (malformed frames, floods, a client that stops reading): it spawns the
  * own-server fixture, writes raw lines and waits for matching messages.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
 import { STDIO_FIXTURE } from './official-peers.ts';
 
@@ -16,7 +17,7 @@ export const modernMeta = (extra: Record<string, unknown> = {}) => ({
 });
 
 export class RawStdioPeer {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcessByStdio<Writable, Readable, null>;
   readonly received: Message[] = [];
   private partial = '';
   private waiters: { match: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
