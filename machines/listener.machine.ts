@@ -76,13 +76,12 @@ export const listenerMachine = setup({
     newSession: ({ context, event }) => event.type === 'connection.ready' && event.generation !== context.generation,
   },
   actions: {
-    deliverNotification: emit(({ event }) => {
-      const { method, params } = event as Extract<ListenerEvent, { type: 'notification' }>;
-      return { type: 'deliver.notification' as const, method, params };
-    }),
+    deliverNotification: emit((_, params: { method: string; params: Record<string, unknown> }) => ({
+      type: 'deliver.notification' as const,
+      ...params,
+    })),
     /** Each listener hears only about its own URIs. */
-    deliverReport: emit(({ context, event }) => {
-      const { report } = event as Extract<ListenerEvent, { type: 'resubscribed' }>;
+    deliverReport: emit(({ context }, { report }: { report: UriReport }) => {
       const mine = (uri: string) => context.uris.includes(uri);
       return {
         type: 'deliver.reconnected' as const,
@@ -122,7 +121,7 @@ export const listenerMachine = setup({
     },
     active: {
       on: {
-        notification: { actions: 'deliverNotification' },
+        notification: { actions: { type: 'deliverNotification', params: ({ event }) => ({ method: event.method, params: event.params }) } },
         'connection.lost': 'paused',
         'connection.ready': { guard: 'newSession', target: 'resubscribing', actions: 'trackGeneration' },
       },
@@ -134,7 +133,11 @@ export const listenerMachine = setup({
     },
     resubscribing: {
       on: {
-        resubscribed: { guard: 'currentReport', target: 'active', actions: 'deliverReport' },
+        resubscribed: {
+          guard: 'currentReport',
+          target: 'active',
+          actions: { type: 'deliverReport', params: ({ event }) => ({ report: event.report }) },
+        },
         'connection.lost': 'paused',
         'connection.ready': { actions: 'trackGeneration' },
       },
