@@ -11,25 +11,18 @@
  * The owner (the client) must feed every ConnectionLifecycleEvent to
  * `stream.handleLifecycle` for as long as `stream.closed` is pending.
  */
-import { createActor, fromCallback, fromPromise, type Actor, type ActorOptions, type EventObject, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, type Actor, type ActorOptions, type InspectionEvent, type Observer } from 'xstate';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
 import { ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
-import {
-  subscriptionMachine,
-  type DeliveryInput,
-  type ListenCommand,
-  type ListenInput,
-  type ResyncInput,
-  type SubscriptionMachine,
-} from '../../machines/subscription.machine.ts';
+import type { SubscriptionEvent, SubscriptionMachine } from '../../machines/subscription.machine.ts';
 import { McpActorsError, WrongEraError } from '../protocol/errors.ts';
-import { filterAllows, validateFilter, type NotificationFilter } from '../protocol/filter.ts';
+import { validateFilter, type NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import { TASKS_EXTENSION } from '../protocol/versions.ts';
-import { createMailbox, type Mailbox, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
-import type { ResyncSnapshot, SubscriberMessage, SubscriptionRef } from './messages.ts';
-import type { ConnectionLifecycleEvent, ListenHandle, ListenPort } from './ports.ts';
-import { fetchResyncSnapshot } from './resync-snapshot.ts';
+import { createMailbox, DEFAULT_MAILBOX_CAP, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
+import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
+import type { ConnectionLifecycleEvent, ListenPort } from './ports.ts';
+import { bindStreamIo, listenStreamMachine, StreamIo } from './stream-io.ts';
 
 export { HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
@@ -88,8 +81,6 @@ export function openingError(id: RequestId, reason: ClosedReason): unknown {
   return new ListenNotAcknowledgedError(id, reason);
 }
 
-type Route = (method: string, params: JsonObject) => void;
-
 /**
  * Creates the stream and sends the listen. Throws WrongEraError on a legacy
  * connection and FilterError for a bad filter, before anything is sent.
@@ -107,80 +98,23 @@ export function createListenStream(port: ListenPort, filter: unknown, subscriber
   const cap = options.mailboxCap;
 
   let actor: SubscriptionActor | undefined;
-  const send = (event: Parameters<SubscriptionActor['send']>[0]): void => {
+  const send = (event: SubscriptionEvent): void => {
     if (actor?.getSnapshot().status === 'active') actor.send(event);
   };
-  const mailbox: Mailbox = createMailbox(subscriber, {
+  const mailbox = createMailbox(subscriber, {
     ref,
     ...(cap !== undefined ? { cap } : {}),
     onDropped: (dropped) => send({ type: 'delivery.dropped', cap: dropped }),
     onSubscriberStopped: () => send({ type: 'subscriber.stopped' }),
     ...(options.onSubscriberError ? { onSubscriberError: options.onSubscriberError } : {}),
   });
-
-  // The one mutable seam: which route the machine's current state installed.
-  let route: Route | undefined;
-  let held: [string, JsonObject][] = [];
-  const holdCap = cap ?? Infinity;
-  const dispatch: Route = (method, params) => {
-    if (route !== undefined) route(method, params);
-  };
-
-  const machine = subscriptionMachine.provide({
-    actors: {
-      listen: fromCallback<ListenCommand, ListenInput>(({ input, sendBack, receive }) => {
-        let handle: ListenHandle | undefined;
-        try {
-          handle = port.openListen(input.subscriptionId, input.filter, {
-            acknowledged: (honored) => sendBack({ type: 'listen.acknowledged', honored }),
-            notification: dispatch,
-            result: (result) => sendBack({ type: 'listen.result', result }),
-            error: (error) => sendBack({ type: 'listen.error', error }),
-            cancelled: (reason) => sendBack({ type: 'listen.cancelled', reason }),
-            ended: (cause) => sendBack({ type: 'listen.ended', cause }),
-          });
-        } catch (cause) {
-          sendBack({ type: 'listen.ended', cause });
-        }
-        receive(() => handle?.cancel());
-        return () => handle?.release();
-      }),
-      delivery: fromCallback<EventObject, DeliveryInput>(({ input }) => {
-        const honored = input.honored;
-        const deliver: Route = (method, params) => {
-          if (filterAllows(honored, method, params)) mailbox.push({ type: 'notification', ref, method, params });
-        };
-        if (input.resynced) mailbox.push({ type: 'reconnected', ref, snapshot: input.resynced as ResyncSnapshot });
-        const backlog = held;
-        held = [];
-        for (const [method, params] of backlog) deliver(method, params);
-        route = deliver;
-        return () => {
-          if (route === deliver) route = undefined;
-        };
-      }),
-      holding: fromCallback(() => {
-        held = [];
-        const hold: Route = (method, params) => {
-          // Held events are in flight too: the same cap applies.
-          if (held.length >= holdCap) send({ type: 'delivery.dropped', cap: holdCap });
-          else held.push([method, params]);
-        };
-        route = hold;
-        return () => {
-          if (route === hold) route = undefined;
-        };
-      }),
-      resync: fromPromise<object, ResyncInput>(({ input, signal }) => fetchResyncSnapshot(port, input.honored, signal)),
-    },
-  });
-
-  actor = createActor(machine, {
+  actor = createActor(listenStreamMachine, {
     input: { subscriptionId: id, requested, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS },
     ...(options.inspect ? { inspect: options.inspect } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const started = actor;
+  bindStreamIo(started, new StreamIo(port, ref, mailbox, cap ?? DEFAULT_MAILBOX_CAP, send));
 
   let acknowledge!: () => void;
   let refuse!: (error: unknown) => void;
