@@ -198,6 +198,28 @@ describe('openSubscription: opening', () => {
     expect(port.streams[0]?.cancelled).toBe(true);
   });
 
+  it('close() before the ack rejects with ListenNotAcknowledgedError (local) and cancels', async () => {
+    const port = new FakeListenPort();
+    const stream = createListenStream(port, filter, () => undefined);
+    stream.close();
+    const error = await stream.acknowledged.catch((e: unknown) => e);
+    expect((error as ListenNotAcknowledgedError).reason).toEqual({ type: 'local' });
+    expect(port.streams[0]?.cancelled).toBe(true);
+  });
+
+  it('a connection loss before the ack is not the end: the listen is sent again on ready and then resolves', async () => {
+    const port = new FakeListenPort();
+    const { callback, got } = recordingCallback();
+    const stream = createListenStream(port, filter, callback);
+    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
+    stream.handleLifecycle({ type: 'connection.ready', era: 'modern', generation: 2 });
+    expect(port.streams.map((s) => [s.id, s.released])).toEqual([[40, true], [40, false]]);
+    port.ack(filter);
+    await stream.acknowledged;
+    expect(port.requests).toEqual([]); // nothing to resync: nothing was delivered yet
+    expect(got).toEqual([]);
+  });
+
   it('delivers nothing the server sends before the ack', async () => {
     const port = new FakeListenPort();
     const { callback, got } = recordingCallback();
@@ -227,6 +249,22 @@ describe('ListenStream: delivery and closing', () => {
     expect(got.filter((m) => m.type === 'closed')).toHaveLength(1);
     port.emit(TOOLS, {});
     expect(got.filter((m) => m.type === 'notification')).toHaveLength(0);
+  });
+
+  it('a subscriber may close the stream from inside its callback', async () => {
+    const port = new FakeListenPort();
+    const seen: string[] = [];
+    let stream: Awaited<ReturnType<typeof openSubscription>> | undefined;
+    const opening = openSubscription(port, filter, (m) => {
+      seen.push(m.type);
+      if (m.type === 'notification') stream?.close();
+    });
+    port.ack(filter);
+    stream = await opening;
+    port.emit(TOOLS, {});
+    port.emit(TOOLS, {});
+    expect(seen).toEqual(['notification', 'closed']);
+    await expect(stream.closed).resolves.toEqual({ type: 'local' });
   });
 
   it('a result after open closes gracefully without a wire cancel', async () => {
