@@ -220,6 +220,17 @@ describe('openSubscription: opening', () => {
     expect(got).toEqual([]);
   });
 
+  it('a port that throws on openListen ends the stream as remote with that cause', async () => {
+    const port = new FakeListenPort();
+    const failure = new Error('not connected');
+    port.openListen = () => {
+      throw failure;
+    };
+    const stream = createListenStream(port, filter, () => undefined);
+    await expect(stream.closed).resolves.toEqual({ type: 'remote', cause: failure });
+    await expect(stream.acknowledged).rejects.toMatchObject({ reason: { type: 'remote' }, cause: failure });
+  });
+
   it('delivers nothing the server sends before the ack', async () => {
     const port = new FakeListenPort();
     const { callback, got } = recordingCallback();
@@ -330,6 +341,23 @@ describe('ListenStream: delivery and closing', () => {
     })().catch((e: unknown) => e);
     expect(seen).toEqual(['notification', 'notification', 'closed']);
     expect(error).toBeInstanceOf(DeliveryDroppedError);
+  });
+
+  it('a slow callback at its cap ends the stream as delivery_dropped; its closed message says why', async () => {
+    const port = new FakeListenPort();
+    const got: SubscriberMessage[] = [];
+    const never = new Promise<void>(() => undefined);
+    const opening = openSubscription(port, filter, (m) => {
+      got.push(m);
+      return m.type === 'notification' ? never : undefined;
+    }, { mailboxCap: 3 });
+    port.ack(filter);
+    const stream = await opening;
+    for (let n = 0; n < 5; n++) port.emit(TOOLS, { n });
+    await expect(stream.closed).resolves.toEqual({ type: 'delivery_dropped', cap: 3 });
+    expect(got.map((m) => m.type)).toEqual(['notification', 'notification', 'notification', 'closed']);
+    expect(got.at(-1)).toMatchObject({ reason: { type: 'delivery_dropped', cap: 3 } });
+    expect(port.streams[0]?.cancelled).toBe(true);
   });
 
   it('an actor subscriber receives events; when it stops the stream closes as local', async () => {
