@@ -9,9 +9,19 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
 import type { NotificationHandler } from './inbound-router.ts';
-import type { RequestOptions } from './ports.ts';
+import {
+  NotificationListeners,
+  type IterableListenerRef,
+  type ListenerRef,
+  type SubscribeNotificationsOptions,
+} from './listeners.ts';
+import type { Subscriber } from './mailbox.ts';
+import type { ConnectionLifecycleEvent, RequestOptions } from './ports.ts';
 
-export type ClientOptions = ConnectionOptions;
+export interface ClientOptions extends ConnectionOptions {
+  /** Most deliveries in flight per stream or listener before it closes with `delivery_dropped` (default 1024). */
+  mailboxCap?: number;
+}
 export type ClientEvent = ConnectionNotice;
 
 type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
@@ -25,13 +35,28 @@ const LIST_METHODS: Record<ListName, string> = {
 /** Stops a server that hands out the same cursor forever. */
 const MAX_PAGES = 10_000;
 
+const LIFECYCLE: ReadonlySet<string> = new Set(['connection.ready', 'connection.lost', 'connection.era_changed', 'connection.closed']);
+const isLifecycle = (event: ClientEvent): event is ClientEvent & ConnectionLifecycleEvent => LIFECYCLE.has(event.type);
+
 export class McpClient {
   readonly connection: Connection;
   /** Resolves once, with why the connection ended for good. */
   readonly closed: Promise<ConnectionClosedReason>;
 
+  readonly #listeners: NotificationListeners;
+
   constructor(options: ClientOptions) {
     this.connection = new Connection(options);
+    this.#listeners = new NotificationListeners(this.connection, {
+      ...(options.mailboxCap !== undefined ? { mailboxCap: options.mailboxCap } : {}),
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+    });
+    this.connection.onNotice((event) => {
+      if (isLifecycle(event)) this.#listeners.handleLifecycle(event);
+    });
+    this.connection.router.onNotification('*', (params, method) => {
+      if (this.connection.era === 'legacy') this.#listeners.dispatch(method, params);
+    });
     this.connection.actor.start();
     this.closed = toPromise(this.connection.actor);
   }
@@ -150,6 +175,22 @@ export class McpClient {
 
   unsubscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
     return this.request('resources/unsubscribe', { uri }, options);
+  }
+
+  /**
+   * Legacy era: registers a notification listener whose filter decides what
+   * its subscriber receives; resolves once every URI it names is subscribed.
+   * On a modern connection it rejects with WrongEraError: use `listen`.
+   */
+  subscribeNotifications(filter: unknown, subscriber: 'iterator', options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
+  subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
+  subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef> {
+    return this.#listeners.subscribeNotifications(filter, subscriber, options);
+  }
+
+  /** Removes a listener and releases the URIs it acquired; an unknown reference rejects with ListenerNotFoundError. */
+  unsubscribeNotifications(ref: Pick<ListenerRef, 'id'>): Promise<void> {
+    return this.#listeners.unsubscribeNotifications(ref);
   }
 
   /** Every page of a list, following `nextCursor` to the end. */

@@ -4,9 +4,7 @@
  * frames to the router. Lifecycle decisions stay in the machine; this class
  * only reads the machine's state (ready or not) and reports what happens.
  */
-import { createActor, fromCallback, fromPromise, type Actor, type ActorOptions, type InspectionEvent, type Observer } from 'xstate';
-
-type Clock = NonNullable<ActorOptions<typeof connectionMachine>['clock']>;
+import { createActor, fromCallback, fromPromise, type Actor, type ActorOptions } from 'xstate';
 import {
   connectionMachine,
   DEFAULT_BACKOFF,
@@ -31,7 +29,9 @@ import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../
 import { InboundRouter } from './inbound-router.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS, modernEnvelope, negotiate } from './negotiation.ts';
 import { PendingRequests } from './pending-requests.ts';
-import type { ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
+import type { Inspect, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
+
+type Clock = NonNullable<ActorOptions<typeof connectionMachine>['clock']>;
 
 /** Documented default for every request except `subscriptions/listen`, which has no deadline. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -45,8 +45,8 @@ export interface ConnectionOptions {
   probeTimeoutMs?: number;
   /** `false` disables reconnection; otherwise overrides parts of DEFAULT_BACKOFF. */
   reconnect?: Partial<Backoff> | false;
-  /** Passed to every actor the client creates (e.g. `createBrowserInspector().inspect` or a WebSocket inspector). */
-  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Passed to every actor the client creates (e.g. a `@statelyai/inspect` inspector's `inspect`). */
+  inspect?: Inspect;
   /** For tests: drives the reconnect backoff. */
   clock?: Clock;
   random?: () => number;

@@ -24,7 +24,7 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
 import { createMailbox, type Mailbox, type SubscriberCallbackError, type Subscriber } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
-import type { ConnectionLifecycleEvent, RequestPort } from './ports.ts';
+import type { ConnectionLifecycleEvent, Inspect, RequestPort } from './ports.ts';
 
 export { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
 export type { Subscriber, SubscriberActor, SubscriberCallback } from './mailbox.ts';
@@ -60,6 +60,8 @@ export interface NotificationListenersOptions {
    * `connection.ready` itself (registrations then wait for it).
    */
   generation?: number;
+  /** Passed to the worker and every listener actor, so an inspector sees them. */
+  inspect?: Inspect;
 }
 
 /** The URI bookkeeping of the worker, for diagnostics and tests. */
@@ -97,7 +99,10 @@ export class NotificationListeners {
     const wire = fromPromise<void, WireOp>(async ({ input }) => {
       await port.request(input.op === 'subscribe' ? 'resources/subscribe' : 'resources/unsubscribe', { uri: input.uri });
     });
-    this.#worker = createActor(uriWorkerMachine.provide({ actors: { wire } }), { input: { generation: this.#generation } });
+    this.#worker = createActor(uriWorkerMachine.provide({ actors: { wire } }), {
+      input: { generation: this.#generation },
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+    });
     this.#worker.on('*', (event) => this.#onWorker(event));
     this.#worker.start();
   }
@@ -126,7 +131,10 @@ export class NotificationListeners {
     const id = `listener-${this.#nextId++}`;
     const uris = validated.resourceSubscriptions ?? [];
     return new Promise<ListenerRef>((resolve, reject) => {
-      const actor = createActor(listenerMachine, { input: { id, uris, generation: this.#generation } });
+      const actor = createActor(listenerMachine, {
+        input: { id, uris, generation: this.#generation },
+        ...(this.#options.inspect ? { inspect: this.#options.inspect } : {}),
+      });
       const plainRef: ListenerRef = { kind: 'listener', id, filter: validated };
       const ref: ListenerRef = Object.freeze(
         subscriber === 'iterator' ? { ...plainRef, [Symbol.asyncIterator]: () => mailbox.iterator! } : plainRef,

@@ -3,6 +3,7 @@
  * (listen streams, legacy listeners, the cache). The connection implements
  * these; the actors' I/O bridges in src/ call them. Nothing here is public API.
  */
+import type { InspectionEvent, Observer } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
@@ -66,3 +67,6 @@ export interface ListenPort extends RequestPort {
   /** A fresh id for a new stream; a reopened stream keeps its first id. */
   nextRequestId(): RequestId;
 }
+
+/** The `inspect` option every actor the client creates receives (e.g. a Stately inspector's `inspect`). */
+export type Inspect = Observer<InspectionEvent> | ((event: InspectionEvent) => void);

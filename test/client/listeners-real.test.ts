@@ -1,0 +1,228 @@
+/**
+ * Legacy notification listeners against real legacy peers: the official
+ * @modelcontextprotocol/server 2.x over stdio in the legacy era (its fixture
+ * records the server-side subscription set), the SDK 1.x sessionful HTTP
+ * server, and @modelcontextprotocol/server-everything over stdio.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createActor, createMachine } from 'xstate';
+import { createClient, type McpClient } from '../../src/client/client.ts';
+import type { SubscriberMessage } from '../../src/client/messages.ts';
+import { ListenerNotFoundError, SubscribeFailedError } from '../../src/client/listeners.ts';
+import { FilterError } from '../../src/protocol/filter.ts';
+import { WrongEraError } from '../../src/protocol/errors.ts';
+import { httpTransport } from '../../src/transport/http.ts';
+import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
+import { everythingStdio, officialStdio, type PeerOptions, type SpawnedPeer } from '../fixtures/stdio-peers.ts';
+
+const clients: McpClient[] = [];
+const fixtures: HttpFixture[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
+});
+
+const fastReconnect = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
+
+async function legacyClient(args: string[] = [], peerOptions: PeerOptions = {}, reconnect: typeof fastReconnect | false = fastReconnect) {
+  const peer = officialStdio(['--modern-off', ...args], peerOptions);
+  const client = createClient({ transport: peer.factory, reconnect });
+  clients.push(client);
+  await client.connect();
+  expect(client.era).toBe('legacy');
+  return { peer, client };
+}
+
+/** The server's own record of which URIs this session subscribed. */
+async function serverSubscriptions(client: McpClient): Promise<string[]> {
+  const result = await client.callTool('subscriptions');
+  return JSON.parse((result.content as { text: string }[])[0]!.text) as string[];
+}
+
+/** A callback subscriber that records messages and lets a test wait for the next one of a type. */
+function inbox() {
+  const messages: SubscriberMessage[] = [];
+  const waiters: { type: string; resolve(message: SubscriberMessage): void }[] = [];
+  const subscriber = (message: SubscriberMessage) => {
+    messages.push(message);
+    const index = waiters.findIndex((waiter) => waiter.type === message.type);
+    if (index >= 0) waiters.splice(index, 1)[0]!.resolve(message);
+  };
+  const next = (type: SubscriberMessage['type']) =>
+    new Promise<SubscriberMessage>((resolve) => waiters.push({ type, resolve }));
+  const notifications = () =>
+    messages.flatMap((message) => (message.type === 'notification' ? [`${message.method} ${String(message.params.uri ?? '')}`.trim()] : []));
+  return { subscriber, messages, next, notifications };
+}
+
+const emit = (client: McpClient, kind: string, uri?: string) => client.callTool('emit', { kind, ...(uri ? { uri } : {}) });
+
+describe('legacy listeners against the official server over stdio', () => {
+  it('delivers only what each filter selects, a copy to each matching listener', async () => {
+    const { client } = await legacyClient();
+    const tools = inbox();
+    const resource = inbox();
+    const both = inbox();
+    await client.subscribeNotifications({ toolsListChanged: true }, tools.subscriber);
+    await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, resource.subscriber);
+    await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, both.subscriber);
+    await emit(client, 'tools');
+    await emit(client, 'prompts');
+    await emit(client, 'updated', 'test://resource/1');
+    // The legacy server sends this one unconditionally; no listener named the URI.
+    await emit(client, 'updated', 'test://resource/2');
+    await client.callTool('echo', { text: 'barrier' });
+    expect(tools.notifications()).toEqual(['notifications/tools/list_changed']);
+    expect(resource.notifications()).toEqual(['notifications/resources/updated test://resource/1']);
+    expect(both.notifications()).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/resources/updated test://resource/1',
+    ]);
+  });
+
+  it('subscribes a shared URI once and unsubscribes it only with its last listener', async () => {
+    const { client } = await legacyClient();
+    const first = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, () => {});
+    const second = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1', 'test://resource/2'] }, () => {});
+    expect(await serverSubscriptions(client)).toEqual(['test://resource/1', 'test://resource/2']);
+    await client.unsubscribeNotifications(first);
+    expect(await serverSubscriptions(client)).toEqual(['test://resource/1', 'test://resource/2']);
+    await client.unsubscribeNotifications(second);
+    expect(await serverSubscriptions(client)).toEqual([]);
+    await expect(client.unsubscribeNotifications(second)).rejects.toBeInstanceOf(ListenerNotFoundError);
+  });
+
+  it('rolls back a failed registration without touching another listener’s URI', async () => {
+    const { client } = await legacyClient(['--fail-subscribe', 'test://resource/3']);
+    await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, () => {});
+    const failure = await client
+      .subscribeNotifications({ resourceSubscriptions: ['test://resource/1', 'test://resource/2', 'test://resource/3'] }, () => {})
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SubscribeFailedError);
+    expect(failure).toMatchObject({ code: 'subscribe_failed', uri: 'test://resource/3' });
+    expect(await serverSubscriptions(client)).toEqual(['test://resource/1']);
+  });
+
+  it('rejects bad filters with typed errors and sends nothing', async () => {
+    const { client } = await legacyClient();
+    for (const filter of [{}, { taskIds: ['t'] }, { bogus: true }, { toolsListChanged: 'yes' }, { resourceSubscriptions: ['not a uri'] }]) {
+      await expect(client.subscribeNotifications(filter, () => {})).rejects.toBeInstanceOf(FilterError);
+    }
+    expect(await serverSubscriptions(client)).toEqual([]);
+  });
+
+  it('releases the URIs of a subscriber that goes away: iterator ended, signal aborted, actor stopped', async () => {
+    const { client } = await legacyClient();
+    const iterable = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, 'iterator');
+    const controller = new AbortController();
+    await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/2'] }, () => {}, { signal: controller.signal });
+    const actor = createActor(createMachine({ on: { '*': {} } })).start();
+    await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/4'] }, actor);
+    expect(await serverSubscriptions(client)).toEqual(['test://resource/1', 'test://resource/2', 'test://resource/4']);
+
+    await emit(client, 'updated', 'test://resource/1');
+    for await (const message of iterable) {
+      expect(message).toMatchObject({ type: 'notification', params: { uri: 'test://resource/1' } });
+      break;
+    }
+    controller.abort();
+    actor.stop();
+    await expect.poll(() => serverSubscriptions(client)).toEqual([]);
+  });
+
+  it('survives a server restart: pause, re-subscription, then reconnected with resubscribed and failed URIs', async () => {
+    const { peer, client } = await legacyClient([], { restartArgs: ['--modern-off', '--fail-subscribe', 'test://resource/2'] });
+    const box = inbox();
+    await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1', 'test://resource/2'] }, box.subscriber);
+    const reconnected = box.next('reconnected');
+    peer.kill();
+    const message = await reconnected;
+    expect(message).toMatchObject({
+      type: 'reconnected',
+      report: { resubscribed: ['test://resource/1'], failed: [{ uri: 'test://resource/2' }] },
+    });
+    expect(await serverSubscriptions(client)).toEqual(['test://resource/1']);
+    await emit(client, 'updated', 'test://resource/1');
+    await client.callTool('echo', { text: 'barrier' });
+    expect(box.notifications()).toEqual(['notifications/resources/updated test://resource/1']);
+  });
+
+  it.each([
+    ['reconnect_exhausted', { failAfter: 1 }, fastReconnect],
+    ['transport_closed', {}, false],
+  ] as const)('closes every listener as %s', async (reason, peerOptions, reconnect) => {
+    const { peer, client } = await legacyClient([], peerOptions, reconnect);
+    const box = inbox();
+    await client.subscribeNotifications({ toolsListChanged: true }, box.subscriber);
+    const closed = box.next('closed');
+    peer.kill();
+    expect(await closed).toMatchObject({ type: 'closed', reason: { type: reason } });
+  });
+
+  it('closes listeners as era_changed when the restarted server is modern', async () => {
+    const peer: SpawnedPeer = officialStdio(['--modern-off'], { restartArgs: [] });
+    const client = createClient({ transport: peer.factory, reconnect: fastReconnect });
+    clients.push(client);
+    await client.connect();
+    const box = inbox();
+    await client.subscribeNotifications({ toolsListChanged: true }, box.subscriber);
+    const closed = box.next('closed');
+    peer.kill();
+    expect(await closed).toMatchObject({ reason: { type: 'era_changed', era: 'modern' } });
+    await expect.poll(() => client.era).toBe('modern');
+  });
+
+  it.each(['disconnected', 'shutdown'] as const)('closes listeners as %s', async (reason) => {
+    const { client } = await legacyClient();
+    const box = inbox();
+    await client.subscribeNotifications({ toolsListChanged: true }, box.subscriber);
+    const closed = box.next('closed');
+    if (reason === 'disconnected') await client.disconnect();
+    else await client.shutdown('test over');
+    expect(await closed).toMatchObject({ reason: { type: reason } });
+  });
+
+  it('refuses on a modern connection with a typed error and sends nothing', async () => {
+    const client = createClient({ transport: officialStdio().factory });
+    clients.push(client);
+    await client.connect();
+    expect(client.era).toBe('modern');
+    const failure = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, () => {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(WrongEraError);
+    expect(failure).toMatchObject({ code: 'use_listen' });
+  });
+});
+
+describe('legacy listeners against the SDK 1.x sessionful HTTP server', () => {
+  it('subscribes through the session and receives updates on the GET stream', async () => {
+    const fixture = await startHttpFixture('legacy');
+    fixtures.push(fixture);
+    const client = createClient({ transport: httpTransport({ url: fixture.url }) });
+    clients.push(client);
+    await client.connect();
+    const box = inbox();
+    const ref = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/5'], toolsListChanged: true }, box.subscriber);
+    expect(await serverSubscriptions(client)).toEqual(['test://resource/5']);
+    const update = box.next('notification');
+    await emit(client, 'updated', 'test://resource/5');
+    expect(await update).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'test://resource/5' } });
+    await client.unsubscribeNotifications(ref);
+    expect(await serverSubscriptions(client)).toEqual([]);
+  });
+});
+
+describe('legacy listeners against server-everything over stdio', () => {
+  it('subscribes, then sees its simulated updates arrive', async () => {
+    const client = createClient({ transport: everythingStdio().factory });
+    clients.push(client);
+    await client.connect();
+    expect(client.era).toBe('legacy');
+    const uri = 'demo://resource/static/document/architecture.md';
+    const box = inbox();
+    const update = box.next('notification');
+    await client.subscribeNotifications({ resourceSubscriptions: [uri] }, box.subscriber);
+    await client.callTool('toggle-subscriber-updates');
+    expect(await update).toMatchObject({ method: 'notifications/resources/updated', params: { uri } });
+    await client.callTool('toggle-subscriber-updates');
+  });
+});
