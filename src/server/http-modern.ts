@@ -86,7 +86,13 @@ function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRp
   }
   const outbox = startSse(res, core.limits.outboxHighWater);
   const stream = core.openStream(request.id, honored, outbox, () => {
-    void outbox.flushed().then(() => res.end());
+    // Let the last message (completion or slow-consumer error) drain, but not
+    // forever: a client that stopped reading is cut off after finishTimeoutMs.
+    const cutOff = setTimeout(() => res.destroy(), core.limits.finishTimeoutMs);
+    void outbox.flushed().then(() => {
+      clearTimeout(cutOff);
+      res.end();
+    });
   });
   res.on('close', () => stream.cancel());
 }
