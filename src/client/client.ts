@@ -17,6 +17,12 @@ import {
 } from './listeners.ts';
 import type { Subscriber } from './mailbox.ts';
 import type { ConnectionLifecycleEvent, RequestOptions } from './ports.ts';
+import {
+  createListenStream,
+  type IterableListenStream,
+  type ListenOptions,
+  type ListenStream,
+} from './subscription.ts';
 
 export interface ClientOptions extends ConnectionOptions {
   /** Most deliveries in flight per stream or listener before it closes with `delivery_dropped` (default 1024). */
@@ -44,15 +50,20 @@ export class McpClient {
   readonly closed: Promise<ConnectionClosedReason>;
 
   readonly #listeners: NotificationListeners;
+  readonly #streams = new Set<ListenStream>();
+  readonly #options: ClientOptions;
 
   constructor(options: ClientOptions) {
+    this.#options = options;
     this.connection = new Connection(options);
     this.#listeners = new NotificationListeners(this.connection, {
       ...(options.mailboxCap !== undefined ? { mailboxCap: options.mailboxCap } : {}),
       ...(options.inspect ? { inspect: options.inspect } : {}),
     });
     this.connection.onNotice((event) => {
-      if (isLifecycle(event)) this.#listeners.handleLifecycle(event);
+      if (!isLifecycle(event)) return;
+      this.#listeners.handleLifecycle(event);
+      for (const stream of this.#streams) stream.handleLifecycle(event);
     });
     this.connection.router.onNotification('*', (params, method) => {
       if (this.connection.era === 'legacy') this.#listeners.dispatch(method, params);
@@ -175,6 +186,26 @@ export class McpClient {
 
   unsubscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
     return this.request('resources/unsubscribe', { uri }, options);
+  }
+
+  /**
+   * Modern era: opens a `subscriptions/listen` stream owned by its own actor
+   * and resolves once the server acknowledged it (the honored filter is on
+   * the stream). On a legacy connection it rejects with WrongEraError: use
+   * `subscribeNotifications`.
+   */
+  listen(filter: unknown, subscriber: 'iterator', options?: ListenOptions): Promise<IterableListenStream>;
+  listen(filter: unknown, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
+  async listen(filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
+    const stream = createListenStream(this.connection, filter, subscriber, {
+      ...(this.#options.mailboxCap !== undefined ? { mailboxCap: this.#options.mailboxCap } : {}),
+      ...(this.#options.inspect ? { inspect: this.#options.inspect } : {}),
+      ...options,
+    });
+    this.#streams.add(stream);
+    void stream.closed.then(() => this.#streams.delete(stream));
+    await stream.acknowledged;
+    return stream;
   }
 
   /**

@@ -203,10 +203,10 @@ export class Connection implements ListenPort {
       const params = this.#withEnvelope({ notifications: filter as JsonObject })!;
       transport.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }).catch((error: unknown) => {
         if (!open) return;
-        release();
         const rpcError = (error as { rpcError?: ConstructorParameters<typeof RpcError>[0] }).rpcError;
-        if (rpcError) handlers.error(new RpcError(rpcError, 'subscriptions/listen'));
-        else handlers.ended(error);
+        if (!rpcError) return this.#listenStreamLost(id, handlers, error);
+        release();
+        handlers.error(new RpcError(rpcError, 'subscriptions/listen'));
       });
     }
     return {
@@ -292,12 +292,22 @@ export class Connection implements ListenPort {
 
   #onStreamEnded(id: RequestId, error: StreamEndedError): void {
     const stream = this.router.streams.get(id);
-    if (stream) {
-      this.router.streams.delete(id);
-      stream.ended(error);
+    if (stream) return this.#listenStreamLost(id, stream, error);
+    this.#pending.fail(id, error);
+  }
+
+  /**
+   * A listen stream ended with no answer. With reconnection on, that is a
+   * lost connection: every stream pauses and is re-sent to the peer after
+   * the reconnect, so a restart does not spend it. Without, the stream ends.
+   */
+  #listenStreamLost(id: RequestId, stream: ListenHandlers, cause: unknown): void {
+    if (this.options.reconnect !== false) {
+      this.actor.send({ type: 'transport.failed', cause });
       return;
     }
-    this.#pending.fail(id, error);
+    this.router.streams.delete(id);
+    stream.ended(cause);
   }
 
   /** The client offers no server-callable features beyond `ping`. */

@@ -1,0 +1,120 @@
+/**
+ * What a real server will not do, from the scripted stdio peer: a broader
+ * acknowledgment, a result or a cancel before the ack, an ack that never
+ * comes, events for types and ids nobody asked for.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, type McpClient } from '../../src/client/client.ts';
+import type { SubscriberMessage } from '../../src/client/messages.ts';
+import { HonoredFilterTooBroadError, ListenAckTimeoutError, ListenNotAcknowledgedError } from '../../src/client/subscription.ts';
+import { RpcError } from '../../src/protocol/errors.ts';
+import { FilterError } from '../../src/protocol/filter.ts';
+import { scriptedStdio } from '../fixtures/stdio-peers.ts';
+
+const clients: McpClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+});
+
+async function scripted(listen: string): Promise<McpClient> {
+  const client = createClient({ transport: scriptedStdio(['--era', 'modern', '--listen', listen]).factory });
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
+const received = async (client: McpClient) =>
+  (await client.request('script/received')).messages as { method: string; params: Record<string, unknown> }[];
+
+const tagged = (id: unknown, method: string, params: Record<string, unknown> = {}) =>
+  JSON.stringify({ jsonrpc: '2.0', method, params: { ...params, _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
+
+describe('listen against a scripted peer', () => {
+  it('a broader acknowledgment ends the stream with a typed error and cancels it on the wire', async () => {
+    const client = await scripted('broader');
+    const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(HonoredFilterTooBroadError);
+    expect((await received(client)).map((message) => message.method)).toEqual(['notifications/cancelled']);
+  });
+
+  it('a narrower acknowledgment is kept as the honored filter', async () => {
+    const client = await scripted('narrower');
+    const stream = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['test://a'] }, () => {});
+    expect(stream.honoredFilter).toEqual({ toolsListChanged: true });
+    expect(stream.requestedFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['test://a'] });
+  });
+
+  it('an error before the ack rejects with the server’s error', async () => {
+    const client = await scripted('error');
+    const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RpcError);
+    expect(failure).toMatchObject({ rpcCode: -32602 });
+  });
+
+  it.each([
+    ['result', 'graceful'],
+    ['cancel', 'remote'],
+  ])('a %s before the ack rejects at once (%s)', async (behaviour, reason) => {
+    const client = await scripted(behaviour);
+    const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ListenNotAcknowledgedError);
+    expect((failure as ListenNotAcknowledgedError).reason.type).toBe(reason);
+  });
+
+  it('an ack that never comes times out the opening only', async () => {
+    const client = await scripted('silent');
+    const failure = await client.listen({ toolsListChanged: true }, () => {}, { ackTimeoutMs: 50 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ListenAckTimeoutError);
+  });
+
+  it('never delivers a type outside the honored filter; unknown ids and untagged events fall through to fallback handlers', async () => {
+    const client = await scripted('honor');
+    const messages: SubscriberMessage[] = [];
+    const stream = await client.listen({ toolsListChanged: true }, (message) => void messages.push(message));
+    const fallback: string[] = [];
+    client.onNotification('*', (params, method) => fallback.push(`${method} ${JSON.stringify(params._meta ?? null)}`));
+    await client.request('script/emit', {
+      lines: [
+        tagged(stream.id, 'notifications/prompts/list_changed'),
+        tagged(stream.id, 'notifications/resources/updated', { uri: 'test://unlisted' }),
+        tagged(stream.id, 'notifications/tools/list_changed'),
+        tagged(424242, 'notifications/tools/list_changed'),
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }),
+      ],
+    });
+    await client.request('tools/list');
+    expect(messages.map((message) => (message.type === 'notification' ? message.method : message.type))).toEqual([
+      'notifications/tools/list_changed',
+    ]);
+    expect(fallback).toEqual([
+      'notifications/tools/list_changed {"io.modelcontextprotocol/subscriptionId":424242}',
+      'notifications/tools/list_changed null',
+    ]);
+  });
+
+  it('close() sends notifications/cancelled for the listen request id and awaits no response', async () => {
+    const client = await scripted('honor');
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    stream.close();
+    expect(await stream.closed).toEqual({ type: 'local' });
+    const cancels = (await received(client)).filter((message) => message.method === 'notifications/cancelled');
+    expect(cancels.map((message) => message.params.requestId)).toEqual([stream.id]);
+  });
+
+  it('a stream has no deadline once open', async () => {
+    const client = createClient({ transport: scriptedStdio(['--listen', 'honor']).factory, requestTimeoutMs: 20 });
+    clients.push(client);
+    await client.connect().catch(() => undefined);
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    await expect(client.request('script/hold')).rejects.toMatchObject({ code: 'request_timeout' });
+    expect(stream.actor.getSnapshot().status).toBe('active');
+  });
+
+  it('rejects bad filters before anything is sent', async () => {
+    const client = await scripted('honor');
+    for (const filter of [{}, { bogus: 1 }, { toolsListChanged: 1 }, { resourceSubscriptions: ['a', 'a'] }, { resourceSubscriptions: ['nope'] }, { taskIds: ['t1'] }]) {
+      await expect(client.listen(filter, () => {})).rejects.toBeInstanceOf(FilterError);
+    }
+    expect((await received(client)).filter((message) => message.method !== 'notifications/initialized')).toEqual([]);
+  });
+});
