@@ -36,6 +36,8 @@ export interface McpServer {
   listenHttp(options?: HttpListenOptions): Promise<HttpServerHandle>;
   /** Open listen streams right now (for observability and tests). */
   readonly openStreamCount: number;
+  /** Live legacy sessions right now (stdio connections opened with initialize, HTTP sessions). */
+  readonly openSessionCount: number;
   /** Ends every listen stream gracefully (`resultType: 'complete'`), every session, every transport. */
   close(): Promise<void>;
 }
@@ -70,6 +72,9 @@ export function createServer(options: ServerOptions): McpServer {
     },
     get openStreamCount() {
       return core.streams.size;
+    },
+    get openSessionCount() {
+      return core.sessions.size;
     },
     close() {
       closing ??= (async () => {

@@ -124,7 +124,9 @@ describe('bad input over HTTP', () => {
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
     expect((await post(url, list, withSession)).status).toBe(200);
     expect((await post(url, list, { ...withSession, 'mcp-session-id': 'not-a-session' })).status).toBe(404);
+    expect(server!.openSessionCount).toBe(1);
     expect((await fetch(url, { method: 'DELETE', headers: withSession })).status).toBe(200);
+    expect(server!.openSessionCount).toBe(0);
     expect((await post(url, list, withSession)).status).toBe(404);
   });
 

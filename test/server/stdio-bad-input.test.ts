@@ -92,4 +92,16 @@ describe('bad input over stdio', () => {
     p.send({ jsonrpc: '2.0', id: 5, method: 'ping' });
     expect((await p.response(5)).result).toEqual({});
   });
+
+  it('stops a cancelled request: no response for it, the connection keeps serving', async () => {
+    const p = start();
+    p.request(1, 'tools/call', { name: 'slow', arguments: { ms: 60_000 } });
+    p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'changed my mind' } });
+    p.request(2, 'tools/call', { name: 'echo', arguments: { text: 'after' } });
+    expect((await p.response(2)).result?.content).toEqual([{ type: 'text', text: 'after' }]);
+    p.request(3, 'tools/call', { name: 'stats', arguments: {} });
+    const stats = (await p.response(3)).result?.content as { text: string }[];
+    expect(JSON.parse(stats[0]!.text)).toMatchObject({ cancelledCalls: 1 });
+    expect(p.received.some((message) => message.id === 1)).toBe(false);
+  });
 });

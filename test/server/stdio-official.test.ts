@@ -59,7 +59,7 @@ describe('modern era over stdio', () => {
     await tools.close();
     await expect(tools.closed).resolves.toBe('local');
     const stats = await client.callTool({ name: 'stats', arguments: {} });
-    expect(JSON.parse(textOf(stats))).toEqual({ openStreams: 1 });
+    expect(JSON.parse(textOf(stats))).toMatchObject({ openStreams: 1 });
     await client.callTool({ name: 'emit', arguments: { kind: 'tools' } });
     await client.callTool({ name: 'emit', arguments: { kind: 'prompts' } });
     await log.waitFor(PROMPTS_CHANGED);
