@@ -102,3 +102,19 @@ export class HttpReply implements ReplyChannel {
     this.res.end();
   }
 }
+
+/**
+ * Writes an SSE comment on a long-lived stream whenever it has been idle for
+ * `intervalMs`, so intermediaries and client idle timeouts keep it open.
+ * Only when the outbox is idle, so it never jumps the queue. Returns the stop.
+ */
+export function keepAlive(res: ServerResponse, outbox: Outbox, intervalMs: number): () => void {
+  if (intervalMs <= 0) return () => {};
+  const timer = setInterval(() => {
+    if (outbox.idle && !res.writableEnded && !res.destroyed) res.write(':\n\n');
+  }, intervalMs);
+  timer.unref();
+  const stop = () => clearInterval(timer);
+  res.on('close', stop);
+  return stop;
+}

@@ -11,7 +11,7 @@ import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../protocol
 import { isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { InvalidRequestError, LimitExceededError } from './errors.ts';
-import { HttpReply, openSse, sendJson, sendStatus, sseFrame } from './http-io.ts';
+import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame } from './http-io.ts';
 import { Outbox } from './outbox.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
@@ -31,7 +31,7 @@ const idKey = (id: RequestId): string => `${typeof id}:${id}`;
 export class LegacyHttpSessions {
   private readonly records = new Map<string, SessionRecord>();
 
-  constructor(private readonly core: ServerCore) {}
+  constructor(private readonly core: ServerCore, private readonly keepAliveMs: number) {}
 
   sessionIdOf(req: IncomingMessage): string | undefined {
     const value = req.headers[SESSION_HEADER];
@@ -94,6 +94,7 @@ export class LegacyHttpSessions {
     record.getStream = res;
     openSse(res, { 'mcp-session-id': record.session.id });
     record.outbox.retarget(res);
+    keepAlive(res, record.outbox, this.keepAliveMs);
     res.on('close', () => {
       if (record.getStream !== res) return;
       record.getStream = undefined;

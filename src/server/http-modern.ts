@@ -11,7 +11,7 @@ import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { HeaderMismatchError, type WireError } from './errors.ts';
-import { HttpReply, sendJson, sendStatus, startSse } from './http-io.ts';
+import { HttpReply, keepAlive, sendJson, sendStatus, startSse } from './http-io.ts';
 import { routeListen, routeModern } from './modern-router.ts';
 import { errorFrame, resultFrame } from './outcome.ts';
 
@@ -58,7 +58,13 @@ function headerMismatch(req: IncomingMessage, request: JsonRpcRequest): HeaderMi
 const failWith = (res: ServerResponse, id: JsonRpcRequest['id'] | null, error: WireError): void =>
   sendJson(res, error.httpStatus, errorFrame(id, error));
 
-export async function handleModernRequest(core: ServerCore, req: IncomingMessage, res: ServerResponse, request: JsonRpcRequest): Promise<void> {
+export async function handleModernRequest(
+  core: ServerCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: JsonRpcRequest,
+  keepAliveMs: number,
+): Promise<void> {
   const mismatch = headerMismatch(req, request);
   if (mismatch) return failWith(res, request.id, mismatch);
   const controller = new AbortController();
@@ -68,7 +74,7 @@ export async function handleModernRequest(core: ServerCore, req: IncomingMessage
   });
   if (request.method === 'subscriptions/listen') {
     const outcome = routeListen(core, request);
-    if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored);
+    if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored, keepAliveMs);
     if (outcome.kind === 'error') return failWith(res, request.id, outcome.error);
   }
   const reply = new HttpReply(res, core.limits.outboxHighWater);
@@ -78,14 +84,16 @@ export async function handleModernRequest(core: ServerCore, req: IncomingMessage
   if (outcome.kind === 'error') return reply.finish(errorFrame(request.id, outcome.error), outcome.error.httpStatus);
 }
 
-function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRpcRequest, honored: NotificationFilter): void {
+function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRpcRequest, honored: NotificationFilter, keepAliveMs: number): void {
   try {
     core.assertRoomForStream();
   } catch (error) {
     return failWith(res, request.id, error as WireError);
   }
   const outbox = startSse(res, core.limits.outboxHighWater);
+  const stopKeepAlive = keepAlive(res, outbox, keepAliveMs);
   const stream = core.openStream(request.id, honored, outbox, () => {
+    stopKeepAlive();
     // Let the last message (completion or slow-consumer error) drain, but not
     // forever: a client that stopped reading is cut off after finishTimeoutMs.
     const cutOff = setTimeout(() => res.destroy(), core.limits.finishTimeoutMs);

@@ -26,6 +26,8 @@ export interface HttpListenOptions {
   allowedOrigins?: string[];
   /** Extra Host names accepted while bound to loopback. */
   allowedHosts?: string[];
+  /** An SSE comment on idle long-lived streams (listen, legacy GET) this often; 0 turns it off. Default 15,000. */
+  keepAliveMs?: number;
 }
 
 export interface HttpServerHandle {
@@ -43,9 +45,10 @@ export function listenHttp(core: ServerCore, options: HttpListenOptions): Promis
     allowedHosts: options.allowedHosts,
     loopback: isLoopbackAddress(host),
   };
-  const legacy = new LegacyHttpSessions(core);
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const legacy = new LegacyHttpSessions(core, keepAliveMs);
   const server = createHttpServer((req, res) => {
-    handle(core, legacy, policy, path, req, res).catch(() => {
+    handle(core, legacy, policy, path, keepAliveMs, req, res).catch(() => {
       if (!res.headersSent) sendJson(res, 500, errorFrame(null, new InvalidRequestError('Internal error')));
       else res.end();
     });
@@ -73,6 +76,7 @@ async function handle(
   legacy: LegacyHttpSessions,
   policy: OriginPolicy,
   path: string,
+  keepAliveMs: number,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -105,5 +109,5 @@ async function handle(
     return legacy.initialize(res, frame.message);
   }
   if (frame.kind === 'notification') return acceptModernNotification(res);
-  return handleModernRequest(core, req, res, frame.message);
+  return handleModernRequest(core, req, res, frame.message, keepAliveMs);
 }

@@ -47,6 +47,11 @@ export class Outbox {
     return this.entries.length - this.head;
   }
 
+  /** Nothing queued and the sink is not waiting to drain. */
+  get idle(): boolean {
+    return this.size === 0 && !this.blocked && this.sink !== undefined;
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }
