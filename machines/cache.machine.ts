@@ -79,8 +79,10 @@ export type CacheEvent =
   | ({ type: 'connection.ready' } & CacheNegotiation)
   | { type: 'connection.lost'; cause: unknown }
   | { type: 'connection.closed'; reason: ConnectionClosedReason }
-  /** The stream is open (modern: acknowledged; legacy: listener registered). */
-  | { type: 'stream.opened' }
+  /** The stream is open (modern: acknowledged; legacy: listener registered); `honored` when the server narrowed the filter. */
+  | { type: 'stream.opened'; honored?: NotificationFilter }
+  /** The stream survived a reconnect of the connection: what it covered during the gap is unknown. */
+  | { type: 'stream.resynced' }
   | { type: 'stream.notification'; method: string; params: Record<string, unknown> | undefined }
   /** The server answered the listen: a graceful end. */
   | { type: 'stream.ended_gracefully' }
@@ -89,7 +91,11 @@ export type CacheEvent =
 
 export type CacheEmitted =
   | { type: 'cache.notification'; method: string; params: Record<string, unknown> | undefined }
-  | { type: 'cache.invalidate'; filter: NotificationFilter };
+  | { type: 'cache.invalidate'; filter: NotificationFilter }
+  /** A stream is live and keeps `filter` current; emitted before the gap's `cache.invalidate`. */
+  | { type: 'cache.covered'; filter: NotificationFilter }
+  /** No stream is live any more: nothing is notification-backed until the next `cache.covered`. */
+  | { type: 'cache.uncovered' };
 
 export interface ListenInput {
   era: Era;
@@ -138,6 +144,14 @@ export const cacheMachine = setup({
       if (context.interrupted === null) return;
       enqueue.emit({ type: 'cache.invalidate', filter: context.interrupted });
       enqueue.assign({ interrupted: null });
+    }),
+    announceCovered: emit(({ context, event }) => ({
+      type: 'cache.covered' as const,
+      filter: (event as { honored?: NotificationFilter }).honored ?? (context.filter as NotificationFilter),
+    })),
+    announceUncovered: emit({ type: 'cache.uncovered' as const }),
+    invalidateCovered: enqueueActions(({ context, enqueue }) => {
+      if (context.filter !== null) enqueue.emit({ type: 'cache.invalidate', filter: context.filter });
     }),
     forwardNotification: emit(({ event }) => {
       const { method, params } = event as Extract<CacheEvent, { type: 'stream.notification' }>;
@@ -200,9 +214,12 @@ export const cacheMachine = setup({
       states: {
         opening: {
           // Invalidating only once the new stream is open means no change falls between refetch and coverage.
-          on: { 'stream.opened': { target: 'open', actions: ['resetAttempts', 'invalidateInterrupted'] } },
+          on: { 'stream.opened': { target: 'open', actions: ['resetAttempts', 'announceCovered', 'invalidateInterrupted'] } },
         },
-        open: {},
+        open: {
+          exit: 'announceUncovered',
+          on: { 'stream.resynced': { actions: 'invalidateCovered' } },
+        },
       },
       on: {
         'stream.notification': { actions: 'forwardNotification' },

@@ -52,8 +52,10 @@ function startCache(script: Array<CacheNegotiation | Error>, recovery: CacheReco
     input: { intersect: (capabilities) => computeFilter(interest, capabilities as ServerCapabilities), recovery },
     clock,
   });
+  // Work (notifications, invalidations) apart from coverage announcements, which the tests check on their own.
   const emitted: CacheEmitted[] = [];
-  actor.on('*', (event) => emitted.push(event));
+  const coverage: CacheEmitted[] = [];
+  actor.on('*', (event) => (event.type === 'cache.covered' || event.type === 'cache.uncovered' ? coverage : emitted).push(event));
   const visited: string[] = [];
   actor.subscribe((snapshot) => visited.push(JSON.stringify(snapshot.value)));
   actor.start();
@@ -64,7 +66,7 @@ function startCache(script: Array<CacheNegotiation | Error>, recovery: CacheReco
     if (!stream) throw new Error('no stream was opened');
     return stream;
   };
-  return { actor, clock, negotiations, streams, emitted, visited, until, state, lastStream };
+  return { actor, clock, negotiations, streams, emitted, coverage, visited, until, state, lastStream };
 }
 
 describe('cache machine', () => {
@@ -226,5 +228,26 @@ describe('cache machine', () => {
     cache.clock.increment(60_000);
     expect(cache.state()).toBe('degraded');
     expect(cache.negotiations).toHaveLength(1);
+  });
+
+  it('announces coverage when a stream opens (the honored filter where the server narrowed it) and its end when it leaves', async () => {
+    const cache = startCache([modern(everything)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.opened', honored: { toolsListChanged: true } });
+    expect(cache.coverage).toEqual([{ type: 'cache.covered', filter: { toolsListChanged: true } }]);
+    cache.actor.send({ type: 'connection.lost', cause: 'dropped' });
+    expect(cache.coverage).toEqual([{ type: 'cache.covered', filter: { toolsListChanged: true } }, { type: 'cache.uncovered' }]);
+  });
+
+  it('invalidates what the stream covers when it survived a reconnect, and stays listening', async () => {
+    const cache = startCache([modern(toolsOnly)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.opened' });
+    cache.lastStream().send({ type: 'stream.resynced' });
+    expect(cache.state()).toEqual({ listening: 'open' });
+    expect(cache.emitted).toEqual([{ type: 'cache.invalidate', filter: { toolsListChanged: true } }]);
+    expect(cache.streams).toHaveLength(1);
   });
 });
