@@ -1,0 +1,36 @@
+/** The client side of mcp-actors; the server side is `mcp-actors/server`. */
+export { createClient, McpClient, type ClientEvent, type ClientOptions } from './client/client.ts';
+export { DEFAULT_REQUEST_TIMEOUT_MS } from './client/connection.ts';
+export { DEFAULT_PROBE_TIMEOUT_MS } from './client/negotiation.ts';
+export { DEFAULT_BACKOFF, type Backoff } from '../machines/connection.machine.ts';
+export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-reason.ts';
+export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';
+export type { RequestOptions, Inspect } from './client/ports.ts';
+export {
+  DEFAULT_ACK_TIMEOUT_MS,
+  DEFAULT_MAILBOX_CAP,
+  DeliveryDroppedError,
+  HonoredFilterTooBroadError,
+  ListenAckTimeoutError,
+  ListenNotAcknowledgedError,
+  SubscriberCallbackError,
+  type ListenOptions,
+  type ListenStream,
+  type IterableListenStream,
+} from './client/subscription.ts';
+export {
+  ListenerClosedError,
+  ListenerNotFoundError,
+  SubscribeFailedError,
+  type ListenerRef,
+  type IterableListenerRef,
+  type Subscriber,
+} from './client/listeners.ts';
+export * from './protocol/errors.ts';
+export { FrameError, type JsonObject, type RequestId } from './protocol/jsonrpc.ts';
+export { FilterError, type NotificationFilter } from './protocol/filter.ts';
+export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
+export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
+export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
+export { fromSdkTransport, type SdkTransportLike } from './transport/sdk-adapter.ts';
+export type { ClientTransport, TransportFactory } from './transport/transport.ts';
