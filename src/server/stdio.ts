@@ -71,7 +71,11 @@ export class StdioConnection implements StdioConnectionHandle {
   /** Completes this connection's listen streams, then stops reading. */
   async close(): Promise<void> {
     await Promise.all([...this.streams.values()].map((stream) => stream.complete()));
-    await this.outbox.flushed();
+    // A client that stopped reading cannot hold the close up for longer than finishTimeoutMs.
+    let timer: NodeJS.Timeout | undefined;
+    const cutOff = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.core.limits.finishTimeoutMs)));
+    await Promise.race([this.outbox.flushed(), cutOff]);
+    clearTimeout(timer);
     this.shutDown();
   }
 
