@@ -1,7 +1,8 @@
 /**
  * Modern-era (2026-07-28) Streamable HTTP: one POST per request, no session.
- * The mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name) must match
- * the body or the request is refused with HeaderMismatch (-32020, HTTP 400).
+ * The mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name, and the
+ * Mcp-Param-* of a tool's x-mcp-header arguments) must match the body or the
+ * request is refused with HeaderMismatch (-32020, HTTP 400).
  * A `subscriptions/listen` POST is answered with a long-lived SSE stream whose
  * closing by the client cancels the subscription.
  */
@@ -13,6 +14,7 @@ import type { ServerCore } from './core.ts';
 import { HeaderMismatchError, type WireError } from './errors.ts';
 import { HttpReply, keepAlive, sendJson, sendStatus, startSse } from './http-io.ts';
 import { routeListen, routeModern } from './modern-router.ts';
+import { decodeHeaderValue, paramHeaderMismatch } from './param-headers.ts';
 import { errorFrame, resultFrame } from './outcome.ts';
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -20,17 +22,11 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-const SENTINEL = /^=\?base64\?(.*)\?=$/;
-
-function decodeHeaderValue(value: string): string {
-  const match = SENTINEL.exec(value);
-  return match ? Buffer.from(match[1]!, 'base64').toString('utf8') : value;
-}
 
 /** Methods whose `Mcp-Name` header mirrors a body field. */
 const NAME_SOURCE: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
-function headerMismatch(req: IncomingMessage, request: JsonRpcRequest): HeaderMismatchError | undefined {
+function headerMismatch(core: ServerCore, req: IncomingMessage, request: JsonRpcRequest): HeaderMismatchError | undefined {
   const version = header(req, 'mcp-protocol-version');
   if (version === undefined) return new HeaderMismatchError('Header mismatch: MCP-Protocol-Version header is required');
   const meta = request.params?._meta;
@@ -52,6 +48,11 @@ function headerMismatch(req: IncomingMessage, request: JsonRpcRequest): HeaderMi
       return new HeaderMismatchError(`Header mismatch: Mcp-Name header does not match body ${source}`);
     }
   }
+  const tool = request.method === 'tools/call' ? core.registry.tools.get(String(request.params?.name)) : undefined;
+  const args = request.params?.arguments;
+  if (tool && typeof args === 'object' && args !== null && !Array.isArray(args)) {
+    return paramHeaderMismatch(tool.definition.inputSchema, args as JsonObject, (name) => header(req, name));
+  }
   return undefined;
 }
 
@@ -65,7 +66,7 @@ export async function handleModernRequest(
   request: JsonRpcRequest,
   keepAliveMs: number,
 ): Promise<void> {
-  const mismatch = headerMismatch(req, request);
+  const mismatch = headerMismatch(core, req, request);
   if (mismatch) return failWith(res, request.id, mismatch);
   const controller = new AbortController();
   // The client closing its end of the response stream is the cancellation signal on HTTP.

@@ -98,6 +98,23 @@ describe('bad input over HTTP', () => {
     expect((await post(url, call, modernHeaders('tools/call', encoded))).status).toBe(200);
   });
 
+  it('checks Mcp-Param headers of x-mcp-header arguments against the body', async () => {
+    const { url } = await start();
+    server!.defineTool('region_query', {
+      description: 'Has a header-mirrored argument',
+      inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } } },
+    }, () => ({ content: [{ type: 'text', text: 'ok' }] }));
+    const call = (region: string | undefined) => ({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { _meta: modernMeta(), name: 'region_query', arguments: region === undefined ? { query: 'q' } : { region, query: 'q' } } });
+    const headers = modernHeaders('tools/call', 'region_query');
+    expect((await post(url, call('us-west1'), { ...headers, 'mcp-param-region': 'us-west1' })).status).toBe(200);
+    expect((await post(url, call('Hello, 世界'), { ...headers, 'mcp-param-region': `=?base64?${Buffer.from('Hello, 世界').toString('base64')}?=` })).status).toBe(200);
+    expect((await post(url, call(undefined), headers)).status).toBe(200);
+    const missing = await post(url, call('us-west1'), headers);
+    expect([missing.status, missing.json?.error?.code]).toEqual([400, ErrorCode.HeaderMismatch]);
+    const wrong = await post(url, call('us-west1'), { ...headers, 'mcp-param-region': 'eu-north1' });
+    expect([wrong.status, wrong.json?.error?.code]).toEqual([400, ErrorCode.HeaderMismatch]);
+  });
+
   it('answers an unsupported version with -32022 and the supported list, an unknown method with 404', async () => {
     const { url } = await start();
     const old = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta({ 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }) } };
