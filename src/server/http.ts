@@ -10,7 +10,7 @@ import { classifyFrame } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { claimsModern } from './envelope.ts';
-import { InvalidRequestError, ParseFailure } from './errors.ts';
+import { InternalFailure, InvalidRequestError, ParseFailure } from './errors.ts';
 import { isLoopbackAddress, rejectForeignOrigin, type OriginPolicy } from './http-guard.ts';
 import { readBody, sendJson } from './http-io.ts';
 import { LegacyHttpSessions } from './http-legacy.ts';
@@ -49,7 +49,7 @@ export function listenHttp(core: ServerCore, options: HttpListenOptions): Promis
   const legacy = new LegacyHttpSessions(core, keepAliveMs);
   const server = createHttpServer((req, res) => {
     handle(core, legacy, policy, path, keepAliveMs, req, res).catch(() => {
-      if (!res.headersSent) sendJson(res, 500, errorFrame(null, new InvalidRequestError('Internal error')));
+      if (!res.headersSent) sendJson(res, 500, errorFrame(null, new InternalFailure('Internal error')));
       else res.end();
     });
   });

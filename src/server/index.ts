@@ -1,4 +1,22 @@
-/** The server side of mcp-actors. */
+/**
+ * The server side of mcp-actors: an MCP server for both protocol eras whose
+ * legacy sessions and modern listen streams are xstate actors.
+ *
+ * ```ts
+ * const server = createServer({ name: 'demo', version: '1.0.0' });
+ * server.defineTool('echo', { description: 'Echo', inputSchema: { type: 'object' } }, (args, ctx) => {
+ *   void ctx.progress(1, 1); // only to the caller, only with a progressToken
+ *   return { content: [{ type: 'text', text: String(args.text) }] };
+ * });
+ * server.serveStdio();                          // or:
+ * await server.listenHttp({ port: 3000 });      // http://127.0.0.1:3000/mcp
+ * server.notifyToolsListChanged();              // every session / every stream that asked
+ * await server.close();                         // listen streams end with resultType 'complete'
+ * ```
+ *
+ * Several nodes share change events through `createServer({ bus })`. Limits
+ * and what happens past them are documented in limits.ts.
+ */
 export { createServer, type McpServer } from './server.ts';
 export type { ServerOptions, ServerFeatures } from './core.ts';
 export type { HttpListenOptions, HttpServerHandle } from './http.ts';
