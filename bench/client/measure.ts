@@ -1,0 +1,35 @@
+/**
+ * One measurement in a fresh process, so the consumers do not share a heap or
+ * JIT state. Prints one JSON line.
+ *
+ *   node --expose-gc --import tsx bench/client/measure.ts <ours|official|floor> <flood|streams> <n> [rounds]
+ *
+ * flood: `rounds` floods of n notifications through one stream; the
+ *        milliseconds of each, from the triggering request to the last delivery.
+ * streams: opens n streams (distinct URIs) at once; the milliseconds until all
+ *        are acknowledged and the heap they hold (heapUsed after gc, minus before).
+ */
+import { consumers, type ConsumerName } from './consumers.ts';
+
+const [name, workload, n, rounds] = process.argv.slice(2) as [ConsumerName, 'flood' | 'streams', string, string | undefined];
+const count = Number(n);
+const gc = (globalThis as { gc?: () => void }).gc;
+
+const consumer = await consumers[name]();
+if (workload === 'flood') {
+  const times = await consumer.floods('bench://flood', count, Number(rounds ?? 1));
+  console.log(JSON.stringify({ times }));
+} else {
+  if (!gc) throw new Error('run with --expose-gc');
+  const uris = Array.from({ length: count }, (_, i) => `bench://stream/${i}`);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const start = performance.now();
+  await consumer.openStreams(uris);
+  const ms = performance.now() - start;
+  gc();
+  const heapBytes = process.memoryUsage().heapUsed - before;
+  console.log(JSON.stringify({ ms, heapBytes }));
+}
+await consumer.close();
+process.exit(0);
