@@ -1,0 +1,148 @@
+/**
+ * The command line of `mcp-actors`, parsed with node:util parseArgs into a
+ * typed command. Anything wrong is a UsageError whose message is one line.
+ *
+ *   mcp-actors watch [options] [URL]
+ *   mcp-actors watch [options] -- COMMAND [ARGS...]
+ */
+import { parseArgs } from 'node:util';
+import { McpActorsError } from '../protocol/errors.ts';
+import type { EraPreference } from '../protocol/versions.ts';
+
+export class UsageError extends McpActorsError {
+  override readonly name = 'UsageError';
+  readonly code = 'usage';
+}
+
+export type WatchTarget =
+  /** No target: the bundled demo server, run as a stdio child. */
+  | { type: 'demo' }
+  | { type: 'http'; url: URL }
+  | { type: 'stdio'; command: string; args: string[] };
+
+/** What the watcher listens for; `undefined` lists mean "whatever the server advertises". */
+export interface InterestSelection {
+  /** True when none of --tools/--prompts/--resources/--uri was given. */
+  everything: boolean;
+  tools: boolean;
+  prompts: boolean;
+  resources: boolean;
+  uris: string[];
+}
+
+export interface WatchCommand {
+  command: 'watch';
+  target: WatchTarget;
+  era: EraPreference;
+  selection: InterestSelection;
+  json: boolean;
+  inspect: { port: number } | undefined;
+}
+
+export type CliCommand = WatchCommand | { command: 'help' };
+
+/** With no selection, how many listed resources have their contents watched (when the server supports resources/subscribe). */
+export const DEFAULT_WATCHED_URIS = 3;
+
+export const USAGE = `Usage:
+  mcp-actors watch [options] [URL]              watch a Streamable HTTP server (no URL: the bundled demo)
+  mcp-actors watch [options] -- COMMAND [ARGS]  watch a stdio server
+
+Options:
+  --era auto|legacy|modern  protocol era to negotiate (default auto)
+  --tools                   watch the tools list
+  --prompts                 watch the prompts list
+  --resources               watch the resources list
+  --uri URI                 watch one resource's contents (repeatable)
+                            (none of the four: every list the server advertises, plus the
+                            first ${DEFAULT_WATCHED_URIS} resources' contents when it supports resources/subscribe)
+  --json                    one JSON object per line instead of the timeline
+  --inspect                 serve the live actors to the Stately inspector
+  --inspect-port PORT       the inspector's port (default 8080)
+  -h, --help                this text`;
+
+export const DEFAULT_INSPECT_PORT = 8080;
+
+const ERAS: readonly EraPreference[] = ['auto', 'legacy', 'modern'];
+
+export function parseCommandLine(argv: readonly string[]): CliCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+      options: {
+        era: { type: 'string', default: 'auto' },
+        tools: { type: 'boolean', default: false },
+        prompts: { type: 'boolean', default: false },
+        resources: { type: 'boolean', default: false },
+        uri: { type: 'string', multiple: true, default: [] },
+        json: { type: 'boolean', default: false },
+        inspect: { type: 'boolean', default: false },
+        'inspect-port': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+  const { values, tokens } = parsed;
+  if (values.help) return { command: 'help' };
+
+  const terminator = tokens.findIndex((token) => token.kind === 'option-terminator');
+  const before: string[] = [];
+  const after: string[] = [];
+  for (const [index, token] of tokens.entries()) {
+    if (token.kind !== 'positional') continue;
+    (terminator !== -1 && index > terminator ? after : before).push(token.value);
+  }
+  const [command, ...rest] = before;
+  if (command === undefined) return { command: 'help' };
+  if (command !== 'watch') throw new UsageError(`unknown command "${command}" (try: mcp-actors watch)`);
+
+  if (!ERAS.includes(values.era as EraPreference)) throw new UsageError(`--era must be auto, legacy or modern, not "${values.era}"`);
+  const selection: InterestSelection = {
+    everything: !values.tools && !values.prompts && !values.resources && values.uri.length === 0,
+    tools: values.tools,
+    prompts: values.prompts,
+    resources: values.resources,
+    uris: values.uri,
+  };
+  return {
+    command: 'watch',
+    target: parseTarget(rest, after, terminator !== -1),
+    era: values.era as EraPreference,
+    selection,
+    json: values.json,
+    inspect: values.inspect || values['inspect-port'] !== undefined ? { port: parsePort(values['inspect-port']) } : undefined,
+  };
+}
+
+function parseTarget(positionals: string[], command: string[], sawTerminator: boolean): WatchTarget {
+  if (sawTerminator) {
+    if (positionals.length > 0) throw new UsageError('give either a URL or a command after --, not both');
+    const [program, ...args] = command;
+    if (program === undefined) throw new UsageError('no command after --');
+    return { type: 'stdio', command: program, args };
+  }
+  if (positionals.length > 1) throw new UsageError(`one URL at most; to run a command, put it after --`);
+  const [text] = positionals;
+  if (text === undefined) return { type: 'demo' };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`bad URL "${text}" (to run a command, put it after --)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`bad URL "${text}": only http: and https: are supported`);
+  return { type: 'http', url };
+}
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_INSPECT_PORT;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new UsageError(`--inspect-port must be a port number, not "${text}"`);
+  return port;
+}

@@ -1,0 +1,53 @@
+/**
+ * `watch --inspect`: a local @statelyai/inspect server (WebSocket plus a page
+ * that embeds the Stately inspector) and a WebSocket inspector connected to
+ * it, whose `inspect` observer is handed to createClient so every actor the
+ * client makes (connection, subscriptions, listeners, URI worker, cache)
+ * streams its snapshots and events there.
+ */
+import { createServer } from 'node:net';
+import { createWebSocketInspector } from '@statelyai/inspect';
+import { createInspectorServer } from '@statelyai/inspect/server';
+import type { Inspect } from '../client/ports.ts';
+import { McpActorsError } from '../protocol/errors.ts';
+
+export class InspectorPortError extends McpActorsError {
+  override readonly name = 'InspectorPortError';
+  readonly code = 'inspector_port';
+}
+
+export interface RunningInspector {
+  inspect: Inspect;
+  /** The page to open in a browser. */
+  url: string;
+  /** Where a WebSocket receiver (`createWebSocketReceiver`) connects. */
+  websocket: string;
+  stop(): void;
+}
+
+export async function startInspector(port: number): Promise<RunningInspector> {
+  // The inspector server cannot report a busy port to its caller (it throws from an event), so check first.
+  await assertPortFree(port);
+  const server = createInspectorServer({ port, autoOpen: false });
+  const websocket = `ws://localhost:${port}`;
+  const inspector = createWebSocketInspector({ url: websocket });
+  return {
+    inspect: inspector.inspect,
+    url: `http://localhost:${port}`,
+    websocket,
+    stop() {
+      inspector.stop();
+      server.stop();
+    },
+  };
+}
+
+function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new InspectorPortError(`inspector port ${port} is not available (${error.code ?? error.message}); pick another with --inspect-port`)),
+    );
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * The `mcp-actors` command (bin/mcp-actors.js runs this file through tsx).
+ *
+ * Exit codes: 0 after Ctrl-C or --help, 1 when the server cannot be watched
+ * or the connection ends on its own, 2 for a bad command line. Every failure
+ * is one line on stderr.
+ */
+import { parseCommandLine, USAGE, UsageError } from './args.ts';
+import { humanRenderer } from './render-human.ts';
+import { jsonRenderer } from './render-json.ts';
+import type { Renderer } from './timeline.ts';
+import { startWatch } from './watch.ts';
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+const exit = (code: number): void => {
+  // Let buffered output reach a pipe before the process goes.
+  process.stdout.write('', () => process.exit(code));
+};
+
+const fail = (message: string, code: number): void => {
+  process.stderr.write(`mcp-actors: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  exit(code);
+};
+
+async function main(argv: string[]): Promise<void> {
+  const command = parseCommandLine(argv);
+  if (command.command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return exit(0);
+  }
+  // A reader that went away (`| head`) is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
+  const write = (text: string) => void process.stdout.write(text);
+  const render: Renderer = command.json ? jsonRenderer(write) : humanRenderer(write, { colour: process.stdout.isTTY === true });
+
+  const watch = await startWatch(command, render);
+  let interrupted = false;
+  const interrupt = () => {
+    if (interrupted) return exit(0); // a second Ctrl-C does not wait
+    interrupted = true;
+    void watch.stop();
+  };
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
+  exit(await watch.done);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) fail(`${error.message} (see mcp-actors --help)`, EXIT_USAGE);
+  else fail(error instanceof Error ? error.message : String(error), EXIT_FAILURE);
+});

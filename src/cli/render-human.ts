@@ -1,0 +1,97 @@
+/**
+ * The human timeline: one line per event (the connection summary takes three),
+ * prefixed with the time. ANSI colours only when the output is a terminal,
+ * so piped output stays plain text.
+ */
+import type { Renderer, TimelineEvent } from './timeline.ts';
+
+type Colour = 'dim' | 'bold' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan';
+
+const CODES: Record<Colour, [number, number]> = {
+  dim: [2, 22],
+  bold: [1, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  blue: [34, 39],
+  magenta: [35, 39],
+  cyan: [36, 39],
+};
+
+type Paint = (colour: Colour, text: string) => string;
+
+const INDENT = ' '.repeat(14);
+const MAX_TEXT = 60;
+
+const clip = (text: string): string => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
+const clock = (date: Date): string => date.toISOString().slice(11, 23);
+const yesNo = (paint: Paint, on: boolean): string => (on ? paint('green', 'yes') : paint('dim', 'no'));
+
+export function humanRenderer(write: (text: string) => void, options: { colour: boolean; now?: () => Date }): Renderer {
+  const paint: Paint = options.colour ? (colour, text) => `\x1b[${CODES[colour][0]}m${text}\x1b[${CODES[colour][1]}m` : (_, text) => text;
+  const now = options.now ?? (() => new Date());
+  return (event) => {
+    const lines = describe(event, paint);
+    write(`${paint('dim', clock(now()))}  ${lines.join(`\n${INDENT}`)}\n`);
+  };
+}
+
+function describe(event: TimelineEvent, paint: Paint): string[] {
+  switch (event.type) {
+    case 'spawned':
+      return [`${paint('dim', '▸ started')} ${event.command} ${paint('dim', `(pid ${event.pid})`)}`];
+    case 'inspector':
+      return [
+        `${paint('magenta', '◎ inspector')} open ${paint('bold', event.url)} in a browser`,
+        paint('dim', `(or connect a @statelyai/inspect WebSocket receiver to ${event.websocket})`),
+      ];
+    case 'connected': {
+      const server = [event.server.name ?? 'unnamed server', event.server.version].filter(Boolean).join(' ');
+      const filter = event.filter;
+      const watching = filter
+        ? [
+            filter.toolsListChanged ? 'tools' : undefined,
+            filter.promptsListChanged ? 'prompts' : undefined,
+            filter.resourcesListChanged ? 'resources' : undefined,
+            ...(filter.resourceSubscriptions ?? []),
+          ].filter((item): item is string => item !== undefined)
+        : [];
+      return [
+        `${paint('green', '● connected')} era ${paint('bold', event.era)} (${event.protocolVersion}) to ${paint('bold', server)}`,
+        `changes advertised: tools ${yesNo(paint, event.changes.toolsListChanged)}, prompts ${yesNo(paint, event.changes.promptsListChanged)}, ` +
+          `resources ${yesNo(paint, event.changes.resourcesListChanged)}, subscribe ${yesNo(paint, event.changes.resourceSubscribe)}`,
+        `watching: ${watching.length > 0 ? watching.join(', ') : paint('yellow', 'nothing the server advertises')}`,
+      ];
+    }
+    case 'list':
+      return [`${paint('blue', `≡ ${event.list}`)} ${event.items.length === 0 ? paint('dim', '(empty)') : event.items.join(', ')}`];
+    case 'notification':
+      return [`${paint('cyan', '↘ notification')} ${event.method}${typeof event.params.uri === 'string' ? ` ${event.params.uri}` : ''}`];
+    case 'list_diff': {
+      const parts = [
+        ...event.added.map((name) => paint('green', `+${name}`)),
+        ...event.removed.map((name) => paint('red', `-${name}`)),
+        ...event.changed.map((name) => paint('yellow', `~${name}`)),
+      ];
+      return [`${paint('blue', `Δ ${event.list}`)} ${parts.length > 0 ? parts.join(' ') : paint('dim', 'no change')} ${paint('dim', `(${event.count} in all)`)}`];
+    }
+    case 'resource_updated':
+      return [`${paint('cyan', '⟳ resource')} ${event.uri}${event.text !== undefined ? ` = ${JSON.stringify(clip(event.text))}` : ''}`];
+    case 'refetch_failed':
+      return [`${paint('red', '✗ refetch failed')} ${event.key}: ${event.error}`];
+    case 'lost':
+      return [`${paint('red', '✗ connection lost')} ${event.cause}`];
+    case 'reconnecting':
+      return [`${paint('yellow', '… reconnecting')} attempt ${event.attempt} in ${event.delayMs} ms ${paint('dim', `(${event.cause})`)}`];
+    case 'reconnected':
+      return [`${paint('green', '● reconnected')} era ${paint('bold', event.era)} ${paint('dim', `(connection #${event.generation})`)}`];
+    case 'era_changed':
+      return [`${paint('yellow', '⇄ era changed')} ${event.from} → ${event.to}`];
+    case 'cache': {
+      const colour: Colour = event.label === 'degraded' ? 'red' : event.label === 'paused' ? 'yellow' : event.label === 'resynced' ? 'green' : 'dim';
+      return [`${paint(colour, `◆ ${event.label.replace('_', ' ')}`)} ${paint('dim', `cache ${event.previous} → ${event.state}`)}${event.detail ? ` ${event.detail}` : ''}`];
+    }
+    case 'closed':
+      return [`${paint('bold', '■ closed')} ${event.reason}${event.detail ? ` ${paint('dim', `(${event.detail})`)}` : ''}`];
+  }
+}

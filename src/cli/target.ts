@@ -1,0 +1,83 @@
+/**
+ * Turns a watch target into the client's transport factory. Stdio children
+ * are reported as they start (their pid is in the timeline, so an operator or
+ * a test can find the process); the demo is this package's own demo server
+ * run as a stdio child, told to crash once so the reconnect path is visible.
+ */
+import { fileURLToPath } from 'node:url';
+import type { JsonRpcMessage, RequestId } from '../protocol/jsonrpc.ts';
+import type { Era } from '../protocol/versions.ts';
+import { httpTransport } from '../transport/http.ts';
+import { stdioTransport, type StdioClientTransport, type StdioTransportOptions } from '../transport/stdio.ts';
+import type { ClientTransport, TransportEvents, TransportFactory } from '../transport/transport.ts';
+import type { WatchTarget } from './args.ts';
+
+/** How long the first demo process runs before it crashes (env MCP_ACTORS_DEMO_RESTART_AFTER_MS; 0: never). */
+export const DEFAULT_DEMO_RESTART_AFTER_MS = 9_000;
+
+const DEMO_SERVER = fileURLToPath(new URL('../demo/demo-server.ts', import.meta.url));
+/** Absolute, so the child finds tsx whatever the working directory. */
+const TSX_LOADER = import.meta.resolve('tsx');
+
+export interface TargetDescription {
+  transport: TransportFactory;
+  /** For messages: the URL, the command line, or "the demo server". */
+  label: string;
+}
+
+export function transportFor(target: WatchTarget, onSpawn: (pid: number, command: string) => void): TargetDescription {
+  switch (target.type) {
+    case 'http':
+      return { transport: httpTransport({ url: target.url }), label: target.url.href };
+    case 'stdio': {
+      const label = [target.command, ...target.args].join(' ');
+      return { transport: reportingStdio(() => ({ command: target.command, args: target.args }), label, onSpawn), label };
+    }
+    case 'demo': {
+      const restartAfterMs = Number(process.env.MCP_ACTORS_DEMO_RESTART_AFTER_MS ?? DEFAULT_DEMO_RESTART_AFTER_MS);
+      let spawns = 0;
+      // Only the first process is told to crash: the respawn after the reconnect stays up.
+      const options = (): StdioTransportOptions => ({
+        command: process.execPath,
+        args: ['--import', TSX_LOADER, DEMO_SERVER, ...(spawns++ === 0 && restartAfterMs > 0 ? ['--exit-after-ms', String(restartAfterMs)] : [])],
+      });
+      return { transport: reportingStdio(options, 'demo server', onSpawn), label: 'the demo server' };
+    }
+  }
+}
+
+function reportingStdio(options: () => StdioTransportOptions, label: string, onSpawn: (pid: number, command: string) => void): TransportFactory {
+  return () => new SpawnReportingTransport(stdioTransport(options())(), label, onSpawn);
+}
+
+/** A stdio transport that reports its child's pid once started. */
+class SpawnReportingTransport implements ClientTransport {
+  readonly kind = 'stdio';
+
+  constructor(
+    private readonly inner: StdioClientTransport,
+    private readonly label: string,
+    private readonly onSpawn: (pid: number, command: string) => void,
+  ) {}
+
+  async start(events: TransportEvents): Promise<void> {
+    await this.inner.start(events);
+    if (this.inner.pid !== undefined) this.onSpawn(this.inner.pid, this.label);
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    return this.inner.send(message);
+  }
+
+  abortRequest(id: RequestId): boolean {
+    return this.inner.abortRequest(id);
+  }
+
+  setProtocol(protocol: { era: Era; version: string }): void {
+    this.inner.setProtocol(protocol);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * What the watcher reports, one event per line of output. The human renderer
+ * and the NDJSON renderer print the same events; tests read the NDJSON.
+ */
+import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
+import type { CacheState } from '../cache/types.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { NotificationFilter } from '../protocol/filter.ts';
+import type { Era } from '../protocol/versions.ts';
+import type { ListDiff } from './list-diff.ts';
+
+/** The change notifications a server says it sends. */
+export interface AdvertisedChanges {
+  toolsListChanged: boolean;
+  promptsListChanged: boolean;
+  resourcesListChanged: boolean;
+  resourceSubscribe: boolean;
+}
+
+export type TimelineEvent =
+  /** A stdio server process was started (once per connection attempt). */
+  | { type: 'spawned'; pid: number; command: string }
+  | { type: 'inspector'; url: string; websocket: string }
+  | {
+      type: 'connected';
+      era: Era;
+      protocolVersion: string;
+      server: { name?: string; version?: string };
+      changes: AdvertisedChanges;
+      /** What the watcher asked for. */
+      interest: { tools: boolean; prompts: boolean; resources: boolean; uris: string[] };
+      /** What it listens for: the interest intersected with the advertised changes. */
+      filter: NotificationFilter | null;
+    }
+  /** The first fetch of a list. */
+  | { type: 'list'; list: ListDiff['list']; items: string[] }
+  | { type: 'notification'; method: string; params: JsonObject }
+  | ({ type: 'list_diff' } & ListDiff)
+  | { type: 'resource_updated'; uri: string; text: string | undefined }
+  | { type: 'refetch_failed'; key: string; error: string }
+  | { type: 'lost'; cause: string }
+  | { type: 'reconnecting'; attempt: number; delayMs: number; cause: string }
+  | { type: 'reconnected'; era: Era; generation: number }
+  | { type: 'era_changed'; from: Era; to: Era }
+  /** Cache transitions, named for a reader: paused (recovering), resynced (listening again), degraded, … */
+  | { type: 'cache'; state: CacheState; previous: CacheState; label: CacheLabel; detail?: string }
+  | { type: 'closed'; reason: ConnectionClosedReason['type'] | 'interrupted'; detail?: string };
+
+export type CacheLabel = 'listening' | 'paused' | 'resynced' | 'degraded' | 'completed' | 'no_overlap' | 'negotiating' | 'idle';
+
+/** Where one rendered event goes. */
+export type Renderer = (event: TimelineEvent) => void;
+
+/** A cause of any shape as one short line. */
+export function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return cause.message.split('\n')[0] ?? cause.name;
+  if (typeof cause === 'string') return cause;
+  if (cause === undefined) return 'unknown';
+  try {
+    return JSON.stringify(cause);
+  } catch {
+    return String(cause);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * `mcp-actors watch`: connect, say what was negotiated, open a change cache
+ * for the selected interest and turn everything that happens into timeline
+ * events until Ctrl-C (exit 0) or the connection ends on its own (exit 1).
+ * A first connection that fails is a WatchConnectError: one line, exit 1.
+ */
+import { createChangeCache, type ChangeCacheHandle } from '../cache/change-cache.ts';
+import { resourceEntry, type EntryKey } from '../cache/entries.ts';
+import { computeFilter, type Interest } from '../cache/interest.ts';
+import { createClient, type ClientEvent, type McpClient } from '../client/client.ts';
+import { McpActorsError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { ServerCapabilities } from '../protocol/versions.ts';
+import { DEFAULT_WATCHED_URIS, type WatchCommand } from './args.ts';
+import { CacheFeed } from './cache-feed.ts';
+import { startInspector, type RunningInspector } from './inspect.ts';
+import { transportFor } from './target.ts';
+import { describeCause, type AdvertisedChanges, type Renderer } from './timeline.ts';
+
+export class WatchConnectError extends McpActorsError {
+  override readonly name = 'WatchConnectError';
+  readonly code = 'watch_connect';
+}
+
+export interface Watch {
+  /** Resolves with the exit code once the watch is over. */
+  readonly done: Promise<number>;
+  /** Closes the cache and the connection cleanly (Ctrl-C). */
+  stop(): Promise<void>;
+}
+
+export async function startWatch(command: WatchCommand, render: Renderer): Promise<Watch> {
+  let inspector: RunningInspector | undefined;
+  if (command.inspect) {
+    inspector = await startInspector(command.inspect.port);
+    render({ type: 'inspector', url: inspector.url, websocket: inspector.websocket });
+  }
+  const target = transportFor(command.target, (pid, label) => render({ type: 'spawned', pid, command: label }));
+  const client = createClient({
+    transport: target.transport,
+    era: command.era,
+    clientInfo: { name: 'mcp-actors-watch', version: '0.1.0' },
+    ...(inspector ? { inspect: inspector.inspect } : {}),
+  });
+
+  let connected = false;
+  let stopping = false;
+  let finish: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => (finish = resolve));
+  client.on((event) => {
+    if (event.type === 'connection.closed') {
+      // Before the first negotiation a close is the failed connect, reported as the error.
+      if (!connected) return;
+      render({ type: 'closed', reason: event.reason.type, ...('cause' in event.reason ? { detail: describeCause(event.reason.cause) } : {}) });
+      inspector?.stop();
+      finish(stopping ? 0 : 1);
+    } else {
+      reportConnectionEvent(event, render);
+    }
+  });
+
+  try {
+    await client.connect();
+  } catch (cause) {
+    inspector?.stop();
+    await client.disconnect().catch(() => {});
+    throw new WatchConnectError(`cannot watch ${target.label}: ${describeCause(cause)}`, { cause });
+  }
+
+  connected = true;
+  const capabilities = (client.serverCapabilities ?? {}) as ServerCapabilities;
+  const interest = await chooseInterest(command, client, capabilities);
+  const info = client.serverInfo ?? {};
+  render({
+    type: 'connected',
+    era: client.era!,
+    protocolVersion: client.protocolVersion ?? 'unknown',
+    server: {
+      ...(typeof info.name === 'string' ? { name: info.name } : {}),
+      ...(typeof info.version === 'string' ? { version: info.version } : {}),
+    },
+    changes: advertisedChanges(capabilities),
+    interest: { tools: interest.tools === true, prompts: interest.prompts === true, resources: interest.resources === true, uris: interest.uris ?? [] },
+    filter: computeFilter(interest, capabilities),
+  });
+
+  const cache: ChangeCacheHandle = createChangeCache(client, { interest });
+  const feed = new CacheFeed(cache, render, interestKeys(interest));
+  void feed.start();
+
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await feed.stop();
+    await cache.close();
+    await client.disconnect();
+  };
+  return { done, stop };
+}
+
+function reportConnectionEvent(event: ClientEvent, render: Renderer): void {
+  switch (event.type) {
+    case 'connection.lost':
+      render({ type: 'lost', cause: describeCause(event.cause) });
+      return;
+    case 'connection.reconnecting':
+      render({ type: 'reconnecting', attempt: event.attempt, delayMs: event.delayMs, cause: describeCause(event.cause) });
+      return;
+    case 'connection.ready':
+      // The first negotiation is reported with the server's details once connect() resolves.
+      if (event.generation > 1) render({ type: 'reconnected', era: event.era, generation: event.generation });
+      return;
+    case 'connection.era_changed':
+      render({ type: 'era_changed', from: event.from, to: event.to });
+      return;
+    default:
+      // connection.failed surfaces through connect() or the next reconnecting event; errors are not lifecycle.
+      return;
+  }
+}
+
+function advertisedChanges(capabilities: ServerCapabilities): AdvertisedChanges {
+  return {
+    toolsListChanged: capabilities.tools?.listChanged === true,
+    promptsListChanged: capabilities.prompts?.listChanged === true,
+    resourcesListChanged: capabilities.resources?.listChanged === true,
+    resourceSubscribe: capabilities.resources?.subscribe === true,
+  };
+}
+
+/**
+ * With no selection: every list the server has, plus the contents of its
+ * first few resources when it supports resources/subscribe (so updates have
+ * something to show without asking the operator for URIs).
+ */
+async function chooseInterest(command: WatchCommand, client: McpClient, capabilities: ServerCapabilities): Promise<Interest> {
+  const { selection } = command;
+  if (!selection.everything) {
+    return { tools: selection.tools, prompts: selection.prompts, resources: selection.resources, uris: selection.uris };
+  }
+  const interest: Interest = {
+    tools: capabilities.tools !== undefined,
+    prompts: capabilities.prompts !== undefined,
+    resources: capabilities.resources !== undefined,
+    uris: [],
+  };
+  if (capabilities.resources?.subscribe === true) {
+    const resources: JsonObject[] = await client.listResources().catch(() => []);
+    interest.uris = resources
+      .map((resource) => resource.uri)
+      .filter((uri): uri is string => typeof uri === 'string')
+      .slice(0, DEFAULT_WATCHED_URIS);
+  }
+  return interest;
+}
+
+function interestKeys(interest: Interest): EntryKey[] {
+  const keys: EntryKey[] = [];
+  if (interest.tools === true) keys.push('tools');
+  if (interest.prompts === true) keys.push('prompts');
+  if (interest.resources === true) keys.push('resources');
+  for (const uri of interest.uris ?? []) keys.push(resourceEntry(uri));
+  return keys;
+}
