@@ -127,7 +127,7 @@ describe('legacy listeners against the official server over stdio', () => {
     }
     controller.abort();
     actor.stop();
-    await expect.poll(() => serverSubscriptions(client)).toEqual([]);
+    await expect.poll(() => serverSubscriptions(client), { timeout: 10_000 }).toEqual([]);
   });
 
   it('survives a server restart: pause, re-subscription, then reconnected with resubscribed and failed URIs', async () => {
@@ -169,7 +169,7 @@ describe('legacy listeners against the official server over stdio', () => {
     const closed = box.next('closed');
     peer.kill();
     expect(await closed).toMatchObject({ reason: { type: 'era_changed', era: 'modern' } });
-    await expect.poll(() => client.era).toBe('modern');
+    await expect.poll(() => client.era, { timeout: 10_000 }).toBe('modern');
   });
 
   it.each(['disconnected', 'shutdown'] as const)('closes listeners as %s', async (reason) => {
