@@ -16,7 +16,7 @@ import {
   type SubscribeNotificationsOptions,
 } from './listeners.ts';
 import type { Subscriber } from './mailbox.ts';
-import type { ConnectionLifecycleEvent, RequestOptions } from './ports.ts';
+import type { ConnectionLifecycleEvent, Inspect, RequestOptions } from './ports.ts';
 import {
   createListenStream,
   type IterableListenStream,
@@ -75,6 +75,11 @@ export class McpClient {
   /** The connection actor (`machines/connection.machine.ts`), for inspection or `subscribe`. */
   get actor() {
     return this.connection.actor;
+  }
+
+  /** The `inspect` option the client was created with, for actors built on it (the change cache). */
+  get inspect(): Inspect | undefined {
+    return this.#options.inspect;
   }
 
   get era(): Era | undefined {

@@ -1,0 +1,162 @@
+/**
+ * The cache machine's I/O bound to one client: the `negotiation` actor (the
+ * client's current negotiation, or its next one), the `listen` actor (one
+ * modern `subscriptions/listen` stream or one legacy notification listener,
+ * chosen by era, reported back as `stream.*` events), and the fetch of one
+ * entry. The application never sees which era path is taken.
+ */
+import { fromCallback, fromPromise, type EventObject } from 'xstate';
+import type { CacheEvent as MachineEvent, CacheNegotiation, ListenInput, NegotiationInput } from '../../machines/cache.machine.ts';
+import type { ClosedReason } from '../../machines/closed-reason.ts';
+import type { McpClient } from '../client/client.ts';
+import type { ListenerRef } from '../client/listeners.ts';
+import type { SubscriberMessage } from '../client/messages.ts';
+import type { Inspect } from '../client/ports.ts';
+import type { ListenStream } from '../client/subscription.ts';
+import { McpActorsError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { EntryKey } from './entries.ts';
+
+/** A recovery attempt's negotiation did not come within its time. */
+export class CacheNegotiationTimeoutError extends McpActorsError {
+  override readonly name = 'CacheNegotiationTimeoutError';
+  readonly code = 'cache_negotiation_timeout';
+  constructor(readonly attempt: number, readonly timeoutMs: number) {
+    super(`recovery attempt ${attempt}: the connection did not negotiate within ${timeoutMs} ms`);
+  }
+}
+
+/** The connection ended for good while the cache waited for it to negotiate. */
+export class CacheConnectionClosedError extends McpActorsError {
+  override readonly name = 'CacheConnectionClosedError';
+  readonly code = 'cache_connection_closed';
+  constructor(readonly reason: ClosedReason) {
+    super(`the connection closed (${reason.type})`);
+  }
+}
+
+export interface CacheIoOptions {
+  /** How long a recovery attempt waits for the client to negotiate again; the first negotiation waits as long as it takes. */
+  negotiationTimeoutMs: number;
+  inspect?: Inspect;
+}
+
+const currentNegotiation = (client: McpClient): CacheNegotiation | undefined =>
+  client.connection.ready && client.era !== undefined
+    ? { era: client.era, capabilities: client.serverCapabilities ?? {} }
+    : undefined;
+
+export function cacheActors(client: McpClient, options: CacheIoOptions) {
+  const negotiation = fromPromise<CacheNegotiation, NegotiationInput>(
+    ({ input, signal }) =>
+      new Promise<CacheNegotiation>((resolve, reject) => {
+        const now = currentNegotiation(client);
+        if (now) return resolve(now);
+        const done = () => {
+          stop();
+          if (timer !== undefined) clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+        };
+        const stop = client.on((event) => {
+          if (event.type === 'connection.ready') {
+            done();
+            resolve({ era: event.era, capabilities: event.negotiated.capabilities });
+          } else if (event.type === 'connection.closed') {
+            done();
+            reject(new CacheConnectionClosedError(event.reason));
+          }
+        });
+        const timer =
+          input.attempt > 0
+            ? setTimeout(() => {
+                done();
+                reject(new CacheNegotiationTimeoutError(input.attempt, options.negotiationTimeoutMs));
+              }, options.negotiationTimeoutMs)
+            : undefined;
+        signal.addEventListener('abort', done, { once: true });
+      }),
+  );
+
+  const listen = fromCallback<EventObject, ListenInput>(({ input, sendBack }) => {
+    let stopped = false;
+    const send = (event: MachineEvent) => !stopped && sendBack(event);
+    // `local` is this actor closing its own stream; every other end is the machine's to classify.
+    const ended = (reason: ClosedReason) => {
+      if (reason.type === 'graceful') send({ type: 'stream.ended_gracefully' });
+      else if (reason.type !== 'local') send({ type: 'stream.closed_unexpectedly', cause: reason });
+    };
+    const subscriber = (message: SubscriberMessage) => {
+      if (message.type === 'notification') send({ type: 'stream.notification', method: message.method, params: message.params });
+      else if (message.type === 'reconnected') send({ type: 'stream.resynced' });
+      else if (message.ref.kind === 'listener') ended(message.reason);
+    };
+    let release = () => {};
+    if (input.era === 'modern') {
+      client.listen(input.filter, subscriber, options.inspect ? { inspect: options.inspect } : {}).then(
+        (stream: ListenStream) => {
+          release = () => stream.close();
+          if (stopped) return release();
+          send({ type: 'stream.opened', ...(stream.honoredFilter ? { honored: stream.honoredFilter } : {}) });
+          void stream.closed.then(ended);
+        },
+        (cause: unknown) => send({ type: 'stream.closed_unexpectedly', cause }),
+      );
+    } else {
+      client.subscribeNotifications(input.filter, subscriber).then(
+        (ref: ListenerRef) => {
+          // A listener removed while the connection is down has nothing left to release on the server.
+          release = () => void client.unsubscribeNotifications(ref).catch(() => {});
+          if (stopped) return release();
+          send({ type: 'stream.opened' });
+        },
+        (cause: unknown) => send({ type: 'stream.closed_unexpectedly', cause }),
+      );
+    }
+    return () => {
+      stopped = true;
+      release();
+    };
+  });
+
+  return { negotiation, listen };
+}
+
+export interface Fetched {
+  value: JsonObject[] | JsonObject;
+  ttlMs: number | undefined;
+}
+
+const LIST_METHODS = { tools: 'tools/list', prompts: 'prompts/list', resources: 'resources/list' } as const;
+
+/** Stops a server that hands out the same cursor forever. */
+const MAX_PAGES = 10_000;
+
+const ttlOf = (result: JsonObject): number | undefined =>
+  typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) && result.ttlMs >= 0 ? result.ttlMs : undefined;
+
+/** The smaller of two hints: a list is as fresh as its least fresh page. */
+const minTtl = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+
+/**
+ * Fetches one entry: a whole list, following `nextCursor` to the end (paged
+ * here rather than with the client's list helpers so each page's `ttlMs`
+ * is kept), or one resource's `resources/read` result.
+ */
+export async function fetchEntry(client: McpClient, key: EntryKey): Promise<Fetched> {
+  if (key.startsWith('resource:')) {
+    const result = await client.readResource(key.slice('resource:'.length));
+    return { value: result, ttlMs: ttlOf(result) };
+  }
+  const list = key as keyof typeof LIST_METHODS;
+  const items: JsonObject[] = [];
+  let ttlMs: number | undefined;
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.request(LIST_METHODS[list], cursor === undefined ? {} : { cursor });
+    items.push(...((result[list] as JsonObject[] | undefined) ?? []));
+    ttlMs = minTtl(ttlMs, ttlOf(result));
+    cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
+    if (cursor === undefined) return { value: items, ttlMs };
+  }
+  throw new Error(`${LIST_METHODS[list]} returned more than ${MAX_PAGES} pages`);
+}

@@ -1,0 +1,206 @@
+/**
+ * `createChangeCache(client, options)`: tools, prompts, resources and chosen
+ * resource contents from one server, kept fresh by change notifications in
+ * either era. The lifecycle is machines/cache.machine.ts (bound to the client
+ * by cache-io.ts); entries live in an @xstate/store store (entry-store.ts)
+ * and change through the refresher (entry-refresher.ts). This file wires the
+ * three together and answers reads.
+ */
+import { createActor, type SnapshotFrom } from 'xstate';
+import { cacheMachine, DEFAULT_CACHE_RECOVERY, recoveryDelay, type CacheDegradedReason, type CacheRecovery } from '../../machines/cache.machine.ts';
+import type { McpClient } from '../client/client.ts';
+import type { Inspect } from '../client/ports.ts';
+import type { NotificationFilter } from '../protocol/filter.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { ServerCapabilities } from '../protocol/versions.ts';
+import { cacheActors, fetchEntry } from './cache-io.ts';
+import { entriesChangedBy, entriesCoveredBy, resourceEntry, type EntryKey } from './entries.ts';
+import { createEntryStore, isCurrent, isExpired } from './entry-store.ts';
+import { EntryRefresher } from './entry-refresher.ts';
+import { CacheClosedError, CacheReadTimeoutError, NotInInterestError } from './errors.ts';
+import { computeFilter, type Interest } from './interest.ts';
+import type { CacheEvent, CacheRead, CacheState, ChangeCache, ReadMode } from './types.ts';
+
+export { DEFAULT_CACHE_RECOVERY, type CacheDegradedReason, type CacheRecovery };
+
+/** Documented default: a `wait` read gives up after 10 s. */
+export const DEFAULT_READ_TIMEOUT_MS = 10_000;
+/** Documented default: a recovery attempt waits up to 30 s for the client to negotiate again. */
+export const DEFAULT_NEGOTIATION_TIMEOUT_MS = 30_000;
+
+export interface ChangeCacheOptions {
+  /** What the application reads from this server; kept as is across negotiations. */
+  interest: Interest;
+  /** Overrides parts of DEFAULT_CACHE_RECOVERY (bounded backoff after an unexpected close). */
+  recovery?: Partial<CacheRecovery>;
+  negotiationTimeoutMs?: number;
+  /** Default for reads that give no timeout. */
+  readTimeoutMs?: number;
+  /** Passed to the cache actor and its stream; defaults to the client's own `inspect`. */
+  inspect?: Inspect;
+  /** For tests: the clock freshness (ttl) is judged by. */
+  now?: () => number;
+}
+
+type ReadOptions = { mode?: ReadMode; timeoutMs?: number };
+type CacheSnapshot = SnapshotFrom<typeof cacheMachine>;
+
+function interestKeys(interest: Interest): EntryKey[] {
+  const keys: EntryKey[] = [];
+  if (interest.tools === true) keys.push('tools');
+  if (interest.prompts === true) keys.push('prompts');
+  if (interest.resources === true) keys.push('resources');
+  for (const uri of new Set(interest.uris ?? [])) keys.push(resourceEntry(uri));
+  return keys;
+}
+
+/** The public state of a machine snapshot; transient states (intersecting, interrupted) are never observed. */
+function publicState(snapshot: CacheSnapshot): CacheState {
+  if (snapshot.matches('listening')) return 'listening';
+  const value = snapshot.value as Exclude<CacheSnapshot['value'], object>;
+  if (value === 'intersecting') return 'negotiating';
+  if (value === 'interrupted') return 'recovering';
+  return value;
+}
+
+function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
+  const { context } = snapshot;
+  switch (state) {
+    case 'recovering':
+      return { attempt: context.attempt, delayMs: recoveryDelay(context.attempt, context.recovery), cause: context.lastCause };
+    case 'negotiating':
+      return { attempt: context.attempt };
+    case 'listening':
+      return { era: context.era, filter: context.filter };
+    case 'noOverlap':
+      return { capabilities: context.capabilities };
+    case 'degraded':
+      return context.degradedBy;
+    default:
+      return undefined;
+  }
+}
+
+export interface ChangeCacheHandle extends ChangeCache {
+  readonly interest: Interest;
+  /** Why the cache is degraded; undefined otherwise. */
+  readonly degradedBy: CacheDegradedReason | undefined;
+  /** The cache actor (machines/cache.machine.ts), for inspection. */
+  readonly actor: ReturnType<typeof createActor<typeof cacheMachine>>;
+}
+
+export function createChangeCache(client: McpClient, options: ChangeCacheOptions): ChangeCacheHandle {
+  const interest: Interest = { ...options.interest, ...(options.interest.uris ? { uris: [...options.interest.uris] } : {}) };
+  const known = new Set(interestKeys(interest));
+  const now = options.now ?? Date.now;
+  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
+  const inspect = options.inspect ?? client.inspect;
+  const listeners = new Set<(event: CacheEvent) => void>();
+  const emit = (event: CacheEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+  const store = createEntryStore([...known]);
+  const refresher = new EntryRefresher({ store, fetch: (key) => fetchEntry(client, key), emit, now });
+  const ours = (keys: EntryKey[]) => keys.filter((key) => known.has(key));
+
+  const machine = cacheMachine.provide({
+    actors: cacheActors(client, {
+      negotiationTimeoutMs: options.negotiationTimeoutMs ?? DEFAULT_NEGOTIATION_TIMEOUT_MS,
+      ...(inspect ? { inspect } : {}),
+    }),
+  });
+  const actor = createActor(machine, {
+    input: {
+      intersect: (capabilities) => computeFilter(interest, capabilities as ServerCapabilities),
+      recovery: { ...DEFAULT_CACHE_RECOVERY, ...options.recovery },
+    },
+    ...(inspect ? { inspect } : {}),
+  });
+
+  actor.on('cache.covered', (event) => refresher.covered(ours(entriesCoveredBy(event.filter))));
+  actor.on('cache.uncovered', () => refresher.uncovered());
+  actor.on('cache.invalidate', (event) => {
+    for (const key of ours(entriesCoveredBy(event.filter))) refresher.gap(key);
+  });
+  actor.on('cache.notification', (event) => {
+    emit({ type: 'notification', method: event.method, params: (event.params ?? {}) as JsonObject });
+    for (const key of ours(entriesChangedBy(event.method, event.params))) refresher.changed(key);
+  });
+
+  let state: CacheState = 'idle';
+  actor.subscribe((snapshot) => {
+    const next = publicState(snapshot);
+    if (next === state) return;
+    const previous = state;
+    state = next;
+    emit({ type: 'state', state: next, previous, detail: stateDetail(next, snapshot) });
+  });
+
+  const stopForwarding = client.on((event) => {
+    if (event.type === 'connection.ready') {
+      actor.send({ type: 'connection.ready', era: event.era, capabilities: event.negotiated.capabilities });
+    } else if (event.type === 'connection.lost' || event.type === 'connection.closed') {
+      actor.send(event);
+    }
+  });
+
+  let closed = false;
+  const read = async <T>(key: EntryKey, { mode = 'wait', timeoutMs = readTimeoutMs }: ReadOptions): Promise<CacheRead<T>> => {
+    if (!known.has(key)) throw new NotInInterestError(key);
+    if (closed) throw new CacheClosedError(key);
+    const at = now();
+    let entry = refresher.entry(key)!;
+    const answer = (from: typeof entry): CacheRead<T> => ({
+      value: from.value as T,
+      freshness: isCurrent(from, now()) ? 'current' : 'stale',
+      fetchedAt: from.fetchedAt!,
+    });
+    const needsFetch = entry.status === 'empty' || entry.status === 'invalid' || isExpired(entry, at);
+    if (needsFetch) refresher.refetch(key);
+    if (entry.status === 'valid' && !needsFetch) return answer(entry);
+    if (mode === 'stale' && entry.value !== undefined) return answer(refresher.entry(key)!);
+    entry = await refresher.settled(
+      key,
+      timeoutMs,
+      () => new CacheReadTimeoutError(key, timeoutMs),
+      () => new CacheClosedError(key),
+    );
+    return answer(entry);
+  };
+
+  // Started a microtask later, so a subscriber attached right after creation sees every event.
+  queueMicrotask(() => {
+    if (closed) return;
+    actor.start();
+    actor.send({ type: 'cache.start' });
+  });
+
+  return {
+    interest,
+    actor,
+    get state() {
+      return state;
+    },
+    get filter(): NotificationFilter | null {
+      return actor.getSnapshot().context.filter;
+    },
+    get degradedBy() {
+      return actor.getSnapshot().context.degradedBy;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    tools: (options = {}) => read<JsonObject[]>('tools', options),
+    prompts: (options = {}) => read<JsonObject[]>('prompts', options),
+    resources: (options = {}) => read<JsonObject[]>('resources', options),
+    contents: (uri, options = {}) => read<JsonObject>(resourceEntry(uri), options),
+    async close() {
+      if (closed) return;
+      closed = true;
+      stopForwarding();
+      actor.stop();
+      refresher.close();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/** The change cache's local failures, one class per condition. */
+import { McpActorsError } from '../protocol/errors.ts';
+import type { EntryKey } from './entries.ts';
+
+/** A `wait` read whose refetch did not finish within its timeout. */
+export class CacheReadTimeoutError extends McpActorsError {
+  override readonly name = 'CacheReadTimeoutError';
+  readonly code = 'cache_read_timeout';
+  constructor(readonly key: EntryKey, readonly timeoutMs: number) {
+    super(`${key} was not refetched within ${timeoutMs} ms`);
+  }
+}
+
+/** A read of something the interest set does not name: the cache never fetches it. */
+export class NotInInterestError extends McpActorsError {
+  override readonly name = 'NotInInterestError';
+  readonly code = 'not_in_interest';
+  constructor(readonly key: EntryKey) {
+    super(`${key} is not in the cache's interest set`);
+  }
+}
+
+/** A read that needs a fetch, on an entry whose last fetch failed and that holds no value. */
+export class CacheFetchFailedError extends McpActorsError {
+  override readonly name = 'CacheFetchFailedError';
+  readonly code = 'cache_fetch_failed';
+  constructor(readonly key: EntryKey, cause: unknown) {
+    super(`fetching ${key} failed`, { cause });
+  }
+}
+
+/** A read on a closed cache, or one that was waiting when the cache closed. */
+export class CacheClosedError extends McpActorsError {
+  override readonly name = 'CacheClosedError';
+  readonly code = 'cache_closed';
+  constructor(readonly key: EntryKey) {
+    super(`the cache closed before ${key} could be read`);
+  }
+}

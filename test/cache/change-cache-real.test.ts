@@ -1,0 +1,92 @@
+/**
+ * The change cache against the official @modelcontextprotocol/server 2.x over
+ * stdio, in both eras: a notification's invalidate → refetch → replace, a
+ * graceful end, an unexpected close with a restart on other capabilities,
+ * recovery running out, and a server that offers nothing the cache wants.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createChangeCache, type ChangeCacheHandle, type ChangeCacheOptions } from '../../src/cache/change-cache.ts';
+import { createClient, type McpClient } from '../../src/client/client.ts';
+import { officialStdio, type PeerOptions } from '../fixtures/stdio-peers.ts';
+import { recordCache } from './cache-recorder.ts';
+
+const clients: McpClient[] = [];
+const caches: ChangeCacheHandle[] = [];
+afterEach(async () => {
+  await Promise.all(caches.splice(0).map((cache) => cache.close()));
+  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+});
+
+const fastReconnect = { maxAttempts: 40, baseDelayMs: 10, maxDelayMs: 200 };
+const R1 = 'test://resource/1';
+const R2 = 'test://resource/2';
+const everything = { tools: true, prompts: true, uris: [R1, R2] };
+
+const ERAS = [
+  { era: 'modern', flags: [] as string[] },
+  { era: 'legacy', flags: ['--modern-off'] },
+] as const;
+
+async function start(flags: string[], cacheOptions: Omit<ChangeCacheOptions, 'interest'> & { interest?: ChangeCacheOptions['interest'] } = {}, peerOptions: PeerOptions = {}) {
+  const peer = officialStdio(flags, peerOptions);
+  const client = createClient({ transport: peer.factory, reconnect: fastReconnect });
+  clients.push(client);
+  const listens = vi.spyOn(client, 'listen');
+  const listeners = vi.spyOn(client, 'subscribeNotifications');
+  await client.connect();
+  const cache = createChangeCache(client, { interest: everything, recovery: { baseDelayMs: 5, maxDelayMs: 20 }, ...cacheOptions });
+  caches.push(cache);
+  const recorder = recordCache(cache);
+  return { peer, client, cache, recorder, opened: () => listens.mock.calls.length + listeners.mock.calls.length };
+}
+
+const emit = (client: McpClient, kind: string, uri?: string) => client.callTool('emit', { kind, ...(uri ? { uri } : {}) });
+
+for (const { era, flags } of ERAS) {
+  describe(`change cache against the official server, ${era} era`, () => {
+    it('on one notification invalidates, refetches and replaces only the affected entry, in that order', async () => {
+      const { client, cache, recorder, opened } = await start(flags);
+      await recorder.state('listening');
+      expect(client.era).toBe(era);
+      expect(opened()).toBe(1);
+      expect(cache.filter).toEqual({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [R1, R2] });
+      // The stream's opening fetches everything it covers.
+      await Promise.all(['tools', 'prompts', `resource:${R1}`, `resource:${R2}`].map((key) => recorder.replaced(key as never, 0)));
+      const prompts = await cache.prompts();
+
+      let from = recorder.mark();
+      await emit(client, 'tools');
+      await recorder.replaced('tools', from);
+      expect(recorder.steps(from)).toEqual(['invalidated tools', 'refetching tools', 'replaced tools']);
+      expect(recorder.events.slice(from).find((event) => event.type === 'notification')).toMatchObject({
+        method: 'notifications/tools/list_changed',
+      });
+      const tools = await cache.tools();
+      expect(tools.freshness).toBe('current');
+      expect(tools.value.map((tool) => tool.name)).toContain('emit');
+      expect(await cache.prompts()).toEqual(prompts);
+
+      from = recorder.mark();
+      await emit(client, 'updated', R2);
+      await recorder.replaced(`resource:${R2}`, from);
+      expect(recorder.steps(from)).toEqual([`invalidated resource:${R2}`, `refetching resource:${R2}`, `replaced resource:${R2}`]);
+      expect((await cache.contents(R2)).value).toMatchObject({ contents: [{ uri: R2, text: 'Resource 2' }] });
+      expect(cache.state).toBe('listening');
+      expect(opened()).toBe(1);
+    });
+
+    it('opens nothing for a server that advertises none of the interest set, and invents no types', async () => {
+      const { cache, recorder, opened } = await start([...flags, '--caps', 'tools'], { interest: { prompts: true } });
+      const noOverlap = await recorder.state('noOverlap');
+      expect(noOverlap.detail).toMatchObject({ capabilities: { tools: { listChanged: true } } });
+      expect(cache.filter).toBeNull();
+      expect(opened()).toBe(0);
+      expect(cache.interest).toEqual({ prompts: true });
+      // Still readable, but nothing backs it: never presented as current.
+      const prompts = await cache.prompts();
+      expect(prompts.value.map((prompt) => prompt.name)).toEqual(['greeting']);
+      expect(prompts.freshness).toBe('stale');
+      expect(recorder.states()).toEqual(['negotiating', 'noOverlap']);
+    });
+  });
+}
