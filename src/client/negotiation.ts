@@ -90,10 +90,17 @@ export function judgeProbe(outcome: { result: JsonObject } | { error: unknown },
   return { kind: 'error', error: new NegotiationError(`server/discover failed: ${String((error as Error)?.message ?? error)}`, { cause: error }) };
 }
 
-const serverInfoOf = (result: JsonObject): Record<string, unknown> | undefined => {
+/** What an `initialize` or `server/discover` result says about the peer. */
+function negotiated(era: Negotiated['era'], protocolVersion: string, result: JsonObject): Negotiated {
   const meta = result._meta as JsonObject | undefined;
-  return (meta?.[MetaKey.serverInfo] ?? result.serverInfo) as Record<string, unknown> | undefined;
-};
+  return {
+    era,
+    protocolVersion,
+    capabilities: (result.capabilities as JsonObject | undefined) ?? {},
+    serverInfo: (meta?.[MetaKey.serverInfo] ?? result.serverInfo) as Record<string, unknown> | undefined,
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+  };
+}
 
 async function initialize(wire: NegotiationWire, options: NegotiationOptions): Promise<Negotiated> {
   wire.setProtocol({ era: 'legacy', version: LATEST_LEGACY_VERSION });
@@ -113,13 +120,7 @@ async function initialize(wire: NegotiationWire, options: NegotiationOptions): P
   const version = result.protocolVersion as string;
   wire.setProtocol({ era: 'legacy', version });
   await wire.notify('notifications/initialized');
-  return {
-    era: 'legacy',
-    protocolVersion: version,
-    capabilities: (result.capabilities as JsonObject | undefined) ?? {},
-    serverInfo: serverInfoOf(result),
-    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
-  };
+  return negotiated('legacy', version, result);
 }
 
 /** Negotiates the era on a freshly opened transport. */
@@ -137,12 +138,5 @@ export async function negotiate(wire: NegotiationWire, options: NegotiationOptio
     }
     return initialize(wire, options);
   }
-  const result = verdict.result;
-  return {
-    era: 'modern',
-    protocolVersion: MODERN_VERSION,
-    capabilities: (result.capabilities as JsonObject | undefined) ?? {},
-    serverInfo: serverInfoOf(result),
-    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
-  };
+  return negotiated('modern', MODERN_VERSION, verdict.result);
 }

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
+import { inbox } from '../fixtures/subscriber-inbox.ts';
 import type { ListenStream } from '../../src/client/subscription.ts';
 import { WrongEraError } from '../../src/protocol/errors.ts';
 import { httpTransport } from '../../src/transport/http.ts';
@@ -57,20 +58,6 @@ async function connect(server: Server, options: { reconnect?: typeof fastReconne
   await client.connect();
   expect(client.era).toBe('modern');
   return client;
-}
-
-function inbox() {
-  const messages: SubscriberMessage[] = [];
-  const waiters: { type: string; resolve(message: SubscriberMessage): void }[] = [];
-  const subscriber = (message: SubscriberMessage) => {
-    messages.push(message);
-    const index = waiters.findIndex((waiter) => waiter.type === message.type);
-    if (index >= 0) waiters.splice(index, 1)[0]!.resolve(message);
-  };
-  const next = (type: SubscriberMessage['type']) => new Promise<SubscriberMessage>((resolve) => waiters.push({ type, resolve }));
-  const notifications = () =>
-    messages.flatMap((message) => (message.type === 'notification' ? [`${message.method} ${String(message.params.uri ?? '')}`.trim()] : []));
-  return { subscriber, messages, next, notifications };
 }
 
 const emit = (client: McpClient, kind: string, uri?: string) => client.callTool('emit', { kind, ...(uri ? { uri } : {}) });

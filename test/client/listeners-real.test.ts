@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, createMachine } from 'xstate';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
+import { inbox } from '../fixtures/subscriber-inbox.ts';
 import { ListenerNotFoundError, SubscribeFailedError } from '../../src/client/listeners.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
 import { WrongEraError } from '../../src/protocol/errors.ts';
@@ -37,22 +38,6 @@ async function legacyClient(args: string[] = [], peerOptions: PeerOptions = {}, 
 async function serverSubscriptions(client: McpClient): Promise<string[]> {
   const result = await client.callTool('subscriptions');
   return JSON.parse((result.content as { text: string }[])[0]!.text) as string[];
-}
-
-/** A callback subscriber that records messages and lets a test wait for the next one of a type. */
-function inbox() {
-  const messages: SubscriberMessage[] = [];
-  const waiters: { type: string; resolve(message: SubscriberMessage): void }[] = [];
-  const subscriber = (message: SubscriberMessage) => {
-    messages.push(message);
-    const index = waiters.findIndex((waiter) => waiter.type === message.type);
-    if (index >= 0) waiters.splice(index, 1)[0]!.resolve(message);
-  };
-  const next = (type: SubscriberMessage['type']) =>
-    new Promise<SubscriberMessage>((resolve) => waiters.push({ type, resolve }));
-  const notifications = () =>
-    messages.flatMap((message) => (message.type === 'notification' ? [`${message.method} ${String(message.params.uri ?? '')}`.trim()] : []));
-  return { subscriber, messages, next, notifications };
 }
 
 const emit = (client: McpClient, kind: string, uri?: string) => client.callTool('emit', { kind, ...(uri ? { uri } : {}) });
