@@ -4,12 +4,13 @@
  * CacheEvent, so the recorded order is the order it happened in. A change
  * that lands during a refetch marks the entry for exactly one more refetch
  * (however many land), never a lost update; waiting readers are answered
- * once the entry is valid or its fetch has failed.
+ * once the entry is valid or its fetch has failed (CacheFetchFailedError).
  */
 import type { CacheEvent } from './types.ts';
 import type { EntryKey } from './entries.ts';
 import type { Entry, EntryStore } from './entry-store.ts';
 import type { Fetched } from './cache-io.ts';
+import { CacheFetchFailedError } from './errors.ts';
 
 export interface EntryRefresherDeps {
   store: EntryStore;
@@ -78,7 +79,7 @@ export class EntryRefresher {
         if (this.#closed) return finish(() => reject(onClose()));
         const entry = this.entry(key)!;
         if (entry.status === 'valid') return finish(() => resolve(entry));
-        if (entry.status !== 'refetching' && entry.error) return finish(() => reject(entry.error));
+        if (entry.status !== 'refetching' && entry.error) return finish(() => reject(new CacheFetchFailedError(key, entry.error)));
       };
       const finish = (settle: () => void) => {
         subscription.unsubscribe();

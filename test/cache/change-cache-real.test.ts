@@ -22,10 +22,10 @@ const R1 = 'test://resource/1';
 const R2 = 'test://resource/2';
 const everything = { tools: true, prompts: true, uris: [R1, R2] };
 
-const ERAS = [
-  { era: 'modern', flags: [] as string[] },
+const ERAS: { era: 'modern' | 'legacy'; flags: string[] }[] = [
+  { era: 'modern', flags: [] },
   { era: 'legacy', flags: ['--modern-off'] },
-] as const;
+];
 
 async function start(flags: string[], cacheOptions: Omit<ChangeCacheOptions, 'interest'> & { interest?: ChangeCacheOptions['interest'] } = {}, peerOptions: PeerOptions = {}) {
   const peer = officialStdio(flags, peerOptions);
@@ -40,6 +40,9 @@ async function start(flags: string[], cacheOptions: Omit<ChangeCacheOptions, 'in
   return { peer, client, cache, recorder, opened: () => listens.mock.calls.length + listeners.mock.calls.length };
 }
 
+const ALL_KEYS = ['tools', 'prompts', `resource:${R1}`, `resource:${R2}`] as const;
+const allReplaced = (recorder: ReturnType<typeof recordCache>, from: number) => Promise.all(ALL_KEYS.map((key) => recorder.replaced(key, from)));
+
 const emit = (client: McpClient, kind: string, uri?: string) => client.callTool('emit', { kind, ...(uri ? { uri } : {}) });
 
 for (const { era, flags } of ERAS) {
@@ -51,7 +54,7 @@ for (const { era, flags } of ERAS) {
       expect(opened()).toBe(1);
       expect(cache.filter).toEqual({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [R1, R2] });
       // The stream's opening fetches everything it covers.
-      await Promise.all(['tools', 'prompts', `resource:${R1}`, `resource:${R2}`].map((key) => recorder.replaced(key as never, 0)));
+      await allReplaced(recorder, 0);
       const prompts = await cache.prompts();
 
       let from = recorder.mark();
@@ -88,5 +91,70 @@ for (const { era, flags } of ERAS) {
       expect(prompts.freshness).toBe('stale');
       expect(recorder.states()).toEqual(['negotiating', 'noOverlap']);
     });
+
+    it('after an unexpected close renegotiates, intersects afresh and refetches everything the interrupted stream covered', async () => {
+      const { peer, cache, recorder, opened } = await start(flags, {}, { restartArgs: [...flags, '--caps', 'tools'] });
+      await recorder.state('listening');
+      await allReplaced(recorder, 0);
+      expect(cache.filter).toEqual({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [R1, R2] });
+
+      const from = recorder.mark();
+      peer.kill();
+      const recovering = await recorder.state('recovering', from);
+      expect(recovering.detail).toMatchObject({ attempt: 1, delayMs: 5 });
+      await recorder.state('listening', from);
+      // The restarted server advertises only tools: the filter is computed again, not carried over.
+      expect(cache.filter).toEqual({ toolsListChanged: true });
+      expect(opened()).toBe(2);
+      await allReplaced(recorder, from);
+      const steps = recorder.steps(from);
+      for (const key of ALL_KEYS) {
+        expect(steps.filter((step) => step.endsWith(` ${key}`))).toEqual([`invalidated ${key}`, `refetching ${key}`, `replaced ${key}`]);
+      }
+      const attempts = recorder.events.slice(from).flatMap((event) => (event.type === 'state' && event.state === 'recovering' ? [event.detail] : []));
+      expect(attempts.length).toBeGreaterThanOrEqual(1);
+      expect(attempts.length).toBeLessThanOrEqual(5);
+      // Only what the new stream covers is notification-backed.
+      expect((await cache.tools()).freshness).toBe('current');
+      expect((await cache.prompts()).freshness).toBe('stale');
+      expect((await cache.contents(R1)).freshness).toBe('stale');
+    });
+
+    it('degrades once recovery runs out, and then presents nothing as notification-backed', async () => {
+      const { peer, cache, recorder } = await start(flags, { recovery: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 }, negotiationTimeoutMs: 50 }, { failAfter: 1 });
+      await recorder.state('listening');
+      await allReplaced(recorder, 0);
+      expect((await cache.tools()).freshness).toBe('current');
+
+      const from = recorder.mark();
+      peer.kill();
+      const degraded = await recorder.state('degraded', from);
+      expect(recorder.states(from)).toEqual(['recovering', 'negotiating', 'recovering', 'negotiating', 'degraded']);
+      expect(degraded.detail).toMatchObject({ type: 'recovery_exhausted', attempts: 2 });
+      expect(cache.state).toBe('degraded');
+      expect(cache.degradedBy).toMatchObject({ type: 'recovery_exhausted', attempts: 2 });
+      const tools = await cache.tools({ mode: 'stale' });
+      expect(tools.freshness).toBe('stale');
+      expect(tools.value.map((tool) => tool.name)).toContain('echo');
+    });
   });
 }
+
+describe('change cache against the official server, graceful end (modern era; a legacy connection has no graceful end)', () => {
+  it('completes when the server answers the listen, with no recovery attempt, even though the client reconnects', async () => {
+    const { peer, client, cache, recorder, opened } = await start([]);
+    await recorder.state('listening');
+    await allReplaced(recorder, 0);
+    const reconnected = new Promise<void>((resolve) => {
+      const stop = client.on((event) => event.type === 'connection.ready' && (stop(), resolve()));
+    });
+    peer.kill('SIGTERM');
+    await recorder.state('completed');
+    // The stdio client respawns the server; the cache stays completed and opens nothing new.
+    await reconnected;
+    expect(cache.state).toBe('completed');
+    expect(recorder.states()).toEqual(['negotiating', 'listening', 'completed']);
+    expect(opened()).toBe(1);
+    expect((await cache.tools({ mode: 'stale' })).freshness).toBe('stale');
+  });
+});
