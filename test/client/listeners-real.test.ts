@@ -7,7 +7,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, createMachine } from 'xstate';
 import { createClient, type McpClient } from '../../src/client/client.ts';
-import type { SubscriberMessage } from '../../src/client/messages.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
 import { ListenerNotFoundError, SubscribeFailedError } from '../../src/client/listeners.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
