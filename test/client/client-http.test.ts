@@ -50,6 +50,19 @@ describe('client over loopback HTTP', () => {
     expect(client.serverInfo).toMatchObject({ name: 'modern-http' });
   });
 
+  it("'modern' pins 2026-07-28 on the official 2.x server", async () => {
+    const client = connectTo(await serve('official'), { era: 'modern' });
+    await client.connect();
+    expect(client.era).toBe('modern');
+  });
+
+  it("'legacy' initializes the official 2.x server through its stateless 2025 fallback", async () => {
+    const client = connectTo(await serve('official'), { era: 'legacy' });
+    await client.connect();
+    expect(client.era).toBe('legacy');
+    expect((await client.callTool('echo', { text: 'stateless' })).content).toEqual([{ type: 'text', text: 'stateless' }]);
+  });
+
   it("'auto' falls back to initialize on the sessionful SDK 1.x server", async () => {
     const client = connectTo(await serve('legacy'));
     await client.connect();
