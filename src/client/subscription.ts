@@ -11,7 +11,7 @@
  * The owner (the client) must feed every ConnectionLifecycleEvent to
  * `stream.handleLifecycle` for as long as `stream.closed` is pending.
  */
-import { createActor, type Actor, type ActorOptions, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, fromCallback, type Actor, type AnyActorRef, type ActorOptions, type InspectionEvent, type Observer } from 'xstate';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
 import { ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
 import type { SubscriptionEvent, SubscriptionMachine } from '../../machines/subscription.machine.ts';
@@ -19,10 +19,10 @@ import { McpActorsError, WrongEraError } from '../protocol/errors.ts';
 import { validateFilter, type NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import { TASKS_EXTENSION } from '../protocol/versions.ts';
-import { createMailbox, DEFAULT_MAILBOX_CAP, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
+import { createMailbox, DEFAULT_MAILBOX_CAP, type Mailbox, type MailboxOptions, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { ConnectionLifecycleEvent, ListenPort } from './ports.ts';
-import { bindStreamIo, listenStreamMachine, StreamIo } from './stream-io.ts';
+import { bindStreamIo, listenStreamMachine, StreamIo, type StreamOwner } from './stream-io.ts';
 
 export { HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
@@ -93,78 +93,136 @@ export function createListenStream(port: ListenPort, filter: unknown, subscriber
   if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') {
     throw new TypeError('the subscriber actor is not running');
   }
-  const id = port.nextRequestId();
-  const ref: SubscriptionRef = { kind: 'stream', id };
-  const cap = options.mailboxCap;
-
-  let actor: SubscriptionActor | undefined;
-  const send = (event: SubscriptionEvent): void => {
-    if (actor?.getSnapshot().status === 'active') actor.send(event);
-  };
-  const mailbox = createMailbox(subscriber, {
-    ref,
-    ...(cap !== undefined ? { cap } : {}),
-    onDropped: (dropped) => send({ type: 'delivery.dropped', cap: dropped }),
-    onSubscriberStopped: () => send({ type: 'subscriber.stopped' }),
-    ...(options.onSubscriberError ? { onSubscriberError: options.onSubscriberError } : {}),
-  });
-  actor = createActor(listenStreamMachine, {
-    input: { subscriptionId: id, requested, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS },
-    ...(options.inspect ? { inspect: options.inspect } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
-  const started = actor;
-  bindStreamIo(started, new StreamIo(port, ref, mailbox, cap ?? DEFAULT_MAILBOX_CAP, send));
-
-  let acknowledge!: () => void;
-  let refuse!: (error: unknown) => void;
-  const acknowledged = new Promise<void>((resolve, reject) => {
-    acknowledge = resolve;
-    refuse = reject;
-  });
-  acknowledged.catch(() => undefined); // owners that never await it must not see an unhandled rejection
-  let resolveClosed!: (reason: ClosedReason) => void;
-  const closed = new Promise<ClosedReason>((resolve) => (resolveClosed = resolve));
-
-  let wasAcknowledged = false;
-  let ended = false;
-  const end = (reason: ClosedReason): void => {
-    if (ended) return;
-    ended = true;
-    mailbox.close(reason);
-    if (!wasAcknowledged) refuse(openingError(id, reason));
-    resolveClosed(reason);
-  };
-  started.subscribe({
-    next: (snapshot) => {
-      if (!wasAcknowledged && snapshot.context.honored !== undefined) {
-        wasAcknowledged = true;
-        acknowledge();
-      }
-      if (snapshot.status === 'done') end(snapshot.output);
-    },
-    // Only a bug gets here; the stream still ends with a reason.
-    error: (error) => end({ type: 'shutdown', cause: error }),
-  });
-
-  const stream: ListenStream = {
-    id,
-    ref,
-    requestedFilter: requested,
-    get honoredFilter() {
-      return started.getSnapshot().context.honored;
-    },
-    acknowledged,
-    closed,
-    actor: started,
-    close: () => send({ type: 'close' }),
-    handleLifecycle: (event) => send(event),
-  };
-  const iterator = mailbox.iterator;
-  started.start();
+  const stream = new SubscriptionStream(port, requested, subscriber, options);
+  const iterator = stream.iterator;
   if (!iterator) return stream;
-  const iterable: IterableListenStream = Object.assign(stream, { [Symbol.asyncIterator]: () => iterator });
-  return iterable;
+  return Object.assign(stream, { [Symbol.asyncIterator]: () => iterator });
+}
+
+const ignore = (): void => undefined;
+
+/**
+ * One started root actor per port whose system hosts the actors of the
+ * port's streams: a system of its own costs a stream ~2.5 KB (its maps,
+ * scheduler and closures). The host only ignores what its "children" report
+ * to a parent (their done and error events): each stream's owner watches its
+ * actor itself, and a failing stream must not take anything else down.
+ */
+const hosts = new WeakMap<ListenPort, AnyActorRef>();
+const hostLogic = fromCallback(() => undefined);
+
+function hostOf(port: ListenPort): AnyActorRef {
+  let host = hosts.get(port);
+  if (!host) {
+    host = createActor(hostLogic).start();
+    hosts.set(port, host);
+  }
+  return host;
+}
+
+/**
+ * One stream: its actor, its mailbox and the promises its owner awaits. A
+ * class rather than closures, since 10,000 of them may be open at once; it is
+ * also its mailbox's options and its actor's observer.
+ */
+class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
+  readonly id: RequestId;
+  readonly ref: SubscriptionRef;
+  readonly acknowledged: Promise<void>;
+  readonly closed: Promise<ClosedReason>;
+  readonly actor: SubscriptionActor;
+  /** MailboxOptions: the configured cap and error report, if any. */
+  readonly cap?: number;
+  readonly onSubscriberError?: (error: SubscriberCallbackError) => void;
+  readonly #mailbox: Mailbox;
+  #acknowledge!: () => void;
+  #refuse!: (error: unknown) => void;
+  #resolveClosed!: (reason: ClosedReason) => void;
+  #wasAcknowledged = false;
+  #ended = false;
+
+  constructor(port: ListenPort, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions) {
+    this.id = port.nextRequestId();
+    this.ref = { kind: 'stream', id: this.id };
+    const cap = options.mailboxCap;
+    if (cap !== undefined) this.cap = cap;
+    if (options.onSubscriberError) this.onSubscriberError = options.onSubscriberError;
+    this.#mailbox = createMailbox(subscriber, this);
+    this.acknowledged = new Promise<void>((resolve, reject) => {
+      this.#acknowledge = resolve;
+      this.#refuse = reject;
+    });
+    this.acknowledged.catch(ignore); // owners that never await it must not see an unhandled rejection
+    this.closed = new Promise<ClosedReason>((resolve) => (this.#resolveClosed = resolve));
+    this.actor = createActor(listenStreamMachine, {
+      input: { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS },
+      // The clock and the inspector belong to an actor system, so a stream with either gets its own.
+      ...(options.inspect || options.clock
+        ? { ...(options.inspect ? { inspect: options.inspect } : {}), ...(options.clock ? { clock: options.clock } : {}) }
+        : { parent: hostOf(port) }),
+    });
+    bindStreamIo(this.actor, new StreamIo(port, this.ref, this.#mailbox, cap ?? DEFAULT_MAILBOX_CAP, this));
+    this.actor.subscribe(new StreamObserver(this));
+    this.actor.start();
+  }
+
+  get iterator(): AsyncIterator<SubscriberMessage> | undefined {
+    return this.#mailbox.iterator;
+  }
+
+  get honoredFilter(): NotificationFilter | undefined {
+    return this.actor.getSnapshot().context.honored;
+  }
+
+  close(): void {
+    this.send({ type: 'close' });
+  }
+
+  handleLifecycle(event: ConnectionLifecycleEvent): void {
+    this.send(event);
+  }
+
+  send(event: SubscriptionEvent): void {
+    if (this.actor.getSnapshot().status === 'active') this.actor.send(event);
+  }
+
+  onDropped(cap: number): void {
+    this.send({ type: 'delivery.dropped', cap });
+  }
+
+  onSubscriberStopped(): void {
+    this.send({ type: 'subscriber.stopped' });
+  }
+
+  /** Called by the observer on every snapshot of the actor. */
+  observe(snapshot: ReturnType<SubscriptionActor['getSnapshot']>): void {
+    if (!this.#wasAcknowledged && snapshot.context.honored !== undefined) {
+      this.#wasAcknowledged = true;
+      this.#acknowledge();
+    }
+    if (snapshot.status === 'done') this.end(snapshot.output);
+  }
+
+  end(reason: ClosedReason): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#mailbox.close(reason);
+    if (!this.#wasAcknowledged) this.#refuse(openingError(this.id, reason));
+    this.#resolveClosed(reason);
+  }
+}
+
+class StreamObserver {
+  constructor(private readonly stream: SubscriptionStream) {}
+
+  next(snapshot: ReturnType<SubscriptionActor['getSnapshot']>): void {
+    this.stream.observe(snapshot);
+  }
+
+  /** Only a bug gets here; the stream still ends with a reason. */
+  error(error: unknown): void {
+    this.stream.end({ type: 'shutdown', cause: error });
+  }
 }
 
 /**
