@@ -15,9 +15,9 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
 import { cacheActors, fetchEntry } from './cache-io.ts';
 import { entriesChangedBy, entriesCoveredBy, resourceEntry, type EntryKey } from './entries.ts';
-import { createEntryStore, isCurrent, isExpired } from './entry-store.ts';
+import { createEntryStore } from './entry-store.ts';
 import { EntryRefresher } from './entry-refresher.ts';
-import { CacheClosedError, CacheReadTimeoutError, NotInInterestError } from './errors.ts';
+import { NotInInterestError } from './errors.ts';
 import { computeFilter, type Interest } from './interest.ts';
 import type { CacheEvent, CacheRead, CacheState, ChangeCache, ReadMode } from './types.ts';
 
@@ -147,25 +147,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
   let closed = false;
   const read = async <T>(key: EntryKey, { mode = 'wait', timeoutMs = readTimeoutMs }: ReadOptions): Promise<CacheRead<T>> => {
     if (!known.has(key)) throw new NotInInterestError(key);
-    if (closed) throw new CacheClosedError(key);
-    const at = now();
-    let entry = refresher.entry(key)!;
-    const answer = (from: typeof entry): CacheRead<T> => ({
-      value: from.value as T,
-      freshness: isCurrent(from, now()) ? 'current' : 'stale',
-      fetchedAt: from.fetchedAt!,
-    });
-    const needsFetch = entry.status === 'empty' || entry.status === 'invalid' || isExpired(entry, at);
-    if (needsFetch) refresher.refetch(key);
-    if (entry.status === 'valid' && !needsFetch) return answer(entry);
-    if (mode === 'stale' && entry.value !== undefined) return answer(refresher.entry(key)!);
-    entry = await refresher.settled(
-      key,
-      timeoutMs,
-      () => new CacheReadTimeoutError(key, timeoutMs),
-      () => new CacheClosedError(key),
-    );
-    return answer(entry);
+    return refresher.read<T>(key, mode, timeoutMs);
   };
 
   // Started a microtask later, so a subscriber attached right after creation sees every event.

@@ -6,11 +6,11 @@
  * (however many land), never a lost update; waiting readers are answered
  * once the entry is valid or its fetch has failed (CacheFetchFailedError).
  */
-import type { CacheEvent } from './types.ts';
+import type { CacheEvent, CacheRead, ReadMode } from './types.ts';
 import type { EntryKey } from './entries.ts';
-import type { Entry, EntryStore } from './entry-store.ts';
+import { isCurrent, isExpired, type Entry, type EntryStore } from './entry-store.ts';
 import type { Fetched } from './cache-io.ts';
-import { CacheFetchFailedError } from './errors.ts';
+import { CacheClosedError, CacheFetchFailedError, CacheReadTimeoutError } from './errors.ts';
 
 export interface EntryRefresherDeps {
   store: EntryStore;
@@ -21,6 +21,8 @@ export interface EntryRefresherDeps {
 
 export class EntryRefresher {
   #closed = false;
+  /** Waiting reads, checked once more when the cache closes. */
+  readonly #closeWaiters = new Set<() => void>();
   constructor(private readonly deps: EntryRefresherDeps) {}
 
   entry(key: EntryKey): Entry | undefined {
@@ -72,11 +74,32 @@ export class EntryRefresher {
     );
   }
 
-  /** Resolves with the entry once it is valid, or rejects with the fetch error; rejects on timeout or close. */
-  settled(key: EntryKey, timeoutMs: number, onTimeout: () => Error, onClose: () => Error): Promise<Entry> {
+  /**
+   * Reads one entry. An empty, invalid or expired entry is refetched; `wait`
+   * waits for that refetch (up to `timeoutMs`), `stale` answers at once with
+   * the value it has, marked stale. A value is `current` only when valid and
+   * backed by a live stream or, uncovered, within its ttl.
+   */
+  async read<T>(key: EntryKey, mode: ReadMode, timeoutMs: number): Promise<CacheRead<T>> {
+    if (this.#closed) throw new CacheClosedError(key);
+    const entry = this.entry(key)!;
+    const answer = (from: Entry): CacheRead<T> => ({
+      value: from.value as T,
+      freshness: isCurrent(from, this.deps.now()) ? 'current' : 'stale',
+      fetchedAt: from.fetchedAt!,
+    });
+    const needsFetch = entry.status === 'empty' || entry.status === 'invalid' || isExpired(entry, this.deps.now());
+    if (!needsFetch && entry.status === 'valid') return answer(entry);
+    if (needsFetch) this.refetch(key);
+    if (mode === 'stale' && entry.value !== undefined) return answer(this.entry(key)!);
+    return answer(await this.#settled(key, timeoutMs));
+  }
+
+  /** Resolves with the entry once it is valid; rejects when its fetch failed, on timeout, or on close. */
+  #settled(key: EntryKey, timeoutMs: number): Promise<Entry> {
     return new Promise<Entry>((resolve, reject) => {
       const check = () => {
-        if (this.#closed) return finish(() => reject(onClose()));
+        if (this.#closed) return finish(() => reject(new CacheClosedError(key)));
         const entry = this.entry(key)!;
         if (entry.status === 'valid') return finish(() => resolve(entry));
         if (entry.status !== 'refetching' && entry.error) return finish(() => reject(new CacheFetchFailedError(key, entry.error)));
@@ -88,13 +111,11 @@ export class EntryRefresher {
         settle();
       };
       const subscription = this.deps.store.subscribe(check);
-      const timer = setTimeout(() => finish(() => reject(onTimeout())), timeoutMs);
+      const timer = setTimeout(() => finish(() => reject(new CacheReadTimeoutError(key, timeoutMs))), timeoutMs);
       this.#closeWaiters.add(check);
       check();
     });
   }
-
-  readonly #closeWaiters = new Set<() => void>();
 
   close(): void {
     this.#closed = true;
