@@ -193,9 +193,21 @@ export class Connection implements ListenPort {
     this.router.streams.set(id, handlers);
     const transport = this.#transport;
     let open = true;
-    const release = () => {
-      if (open && this.router.streams.get(id) === handlers) this.router.streams.delete(id);
-      open = false;
+    // Methods, not arrow properties: one handle per open stream, and under tsx each named arrow costs ~0.3 KB more.
+    const connection = this;
+    const handle: ListenHandle = {
+      release() {
+        if (open && connection.router.streams.get(id) === handlers) connection.router.streams.delete(id);
+        open = false;
+      },
+      cancel() {
+        if (!open) return;
+        handle.release();
+        if (connection.#transport !== transport || !transport || transport.abortRequest(id)) return;
+        connection
+          .#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client closed the stream' } })
+          .catch((error: unknown) => connection.#report(error as Error));
+      },
     };
     if (!this.#ready || !transport) {
       queueMicrotask(() => open && handlers.ended(new NotConnectedError(this.stateName(), 'subscriptions/listen')));
@@ -205,21 +217,11 @@ export class Connection implements ListenPort {
         if (!open) return;
         const rpcError = (error as { rpcError?: ConstructorParameters<typeof RpcError>[0] }).rpcError;
         if (!rpcError) return this.#listenStreamLost(id, handlers, error);
-        release();
+        handle.release();
         handlers.error(new RpcError(rpcError, 'subscriptions/listen'));
       });
     }
-    return {
-      release,
-      cancel: () => {
-        if (!open) return;
-        release();
-        if (this.#transport !== transport || !transport || transport.abortRequest(id)) return;
-        this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client closed the stream' } }).catch(
-          (error: unknown) => this.#report(error as Error),
-        );
-      },
-    };
+    return handle;
   }
 
   /** The machine's state as a dotted name, for errors and display. */
