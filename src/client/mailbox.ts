@@ -87,9 +87,8 @@ class CallbackMailbox implements Mailbox {
   private inFlight = 0;
   private phase: 'open' | 'shed' | 'closed' = 'open';
   private readonly report: (error: SubscriberCallbackError) => void;
-  private readonly settle = (): void => {
-    this.inFlight -= 1;
-  };
+  /** Made on the first async delivery: a stream whose callback never returns a promise keeps no closure for it. */
+  private settle: (() => void) | undefined;
 
   constructor(private readonly callback: SubscriberCallback, private readonly options: MailboxOptions, private readonly cap: number) {
     this.report = options.onSubscriberError ?? warnSubscriberError;
@@ -122,8 +121,11 @@ class CallbackMailbox implements Mailbox {
     }
     if (result !== undefined && typeof result.then === 'function') {
       this.inFlight += 1;
-      result.then(this.settle, (cause: unknown) => {
-        this.settle();
+      const settle = (this.settle ??= () => {
+        this.inFlight -= 1;
+      });
+      result.then(settle, (cause: unknown) => {
+        settle();
         this.fail(cause, message);
       });
     }
