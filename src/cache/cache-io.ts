@@ -16,6 +16,7 @@ import type { ListenStream } from '../client/subscription.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { EntryKey } from './entries.ts';
+import { TooManyPagesError } from './errors.ts';
 
 /** A recovery attempt's negotiation did not come within its time. */
 export class CacheNegotiationTimeoutError extends McpActorsError {
@@ -142,7 +143,7 @@ const minTtl = (a: number | undefined, b: number | undefined) => (a === undefine
  * here rather than with the client's list helpers so each page's `ttlMs`
  * is kept), or one resource's `resources/read` result.
  */
-export async function fetchEntry(client: McpClient, key: EntryKey): Promise<Fetched> {
+export async function fetchEntry(client: Pick<McpClient, 'request' | 'readResource'>, key: EntryKey): Promise<Fetched> {
   if (key.startsWith('resource:')) {
     const result = await client.readResource(key.slice('resource:'.length));
     return { value: result, ttlMs: ttlOf(result) };
@@ -158,5 +159,5 @@ export async function fetchEntry(client: McpClient, key: EntryKey): Promise<Fetc
     cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
     if (cursor === undefined) return { value: items, ttlMs };
   }
-  throw new Error(`${LIST_METHODS[list]} returned more than ${MAX_PAGES} pages`);
+  throw new TooManyPagesError(LIST_METHODS[list], MAX_PAGES);
 }

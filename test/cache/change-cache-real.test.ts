@@ -5,6 +5,8 @@
  * recovery running out, and a server that offers nothing the cache wants.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { InspectionEvent } from 'xstate';
+import { NotInInterestError } from '../../src/cache/errors.ts';
 import { createChangeCache, type ChangeCacheHandle, type ChangeCacheOptions } from '../../src/cache/change-cache.ts';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { officialStdio, type PeerOptions } from '../fixtures/stdio-peers.ts';
@@ -27,9 +29,14 @@ const ERAS: { era: 'modern' | 'legacy'; flags: string[] }[] = [
   { era: 'legacy', flags: ['--modern-off'] },
 ];
 
-async function start(flags: string[], cacheOptions: Omit<ChangeCacheOptions, 'interest'> & { interest?: ChangeCacheOptions['interest'] } = {}, peerOptions: PeerOptions = {}) {
+async function start(
+  flags: string[],
+  cacheOptions: Omit<ChangeCacheOptions, 'interest'> & { interest?: ChangeCacheOptions['interest'] } = {},
+  peerOptions: PeerOptions = {},
+  inspect?: (event: InspectionEvent) => void,
+) {
   const peer = officialStdio(flags, peerOptions);
-  const client = createClient({ transport: peer.factory, reconnect: fastReconnect });
+  const client = createClient({ transport: peer.factory, reconnect: fastReconnect, ...(inspect ? { inspect } : {}) });
   clients.push(client);
   const listens = vi.spyOn(client, 'listen');
   const listeners = vi.spyOn(client, 'subscribeNotifications');
@@ -90,6 +97,7 @@ for (const { era, flags } of ERAS) {
       expect(prompts.value.map((prompt) => prompt.name)).toEqual(['greeting']);
       expect(prompts.freshness).toBe('stale');
       expect(recorder.states()).toEqual(['negotiating', 'noOverlap']);
+      await expect(cache.tools()).rejects.toBeInstanceOf(NotInInterestError);
     });
 
     it('after an unexpected close renegotiates, intersects afresh and refetches everything the interrupted stream covered', async () => {
@@ -156,5 +164,28 @@ describe('change cache against the official server, graceful end (modern era; a 
     expect(recorder.states()).toEqual(['negotiating', 'listening', 'completed']);
     expect(opened()).toBe(1);
     expect((await cache.tools({ mode: 'stale' })).freshness).toBe('stale');
+  });
+});
+
+describe('change cache against the official server, legacy era: no graceful end exists', () => {
+  it('treats a legacy server stopped by SIGTERM as an unexpected close and recovers on the respawned server', async () => {
+    const { peer, recorder, opened } = await start(['--modern-off']);
+    await recorder.state('listening');
+    await allReplaced(recorder, 0);
+    const from = recorder.mark();
+    peer.kill('SIGTERM');
+    await recorder.state('listening', from);
+    expect(recorder.states(from)).toEqual(['recovering', 'negotiating', 'listening']);
+    expect(opened()).toBe(2);
+    await allReplaced(recorder, from);
+  });
+});
+
+describe('change cache inspection', () => {
+  it("hands the client's inspect to the cache actor", async () => {
+    const inspected: InspectionEvent[] = [];
+    const { cache, recorder } = await start([], {}, {}, (event) => inspected.push(event));
+    await recorder.state('listening');
+    expect(inspected.some((event) => event.type === '@xstate.snapshot' && event.actorRef === cache.actor)).toBe(true);
   });
 });
