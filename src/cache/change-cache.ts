@@ -143,6 +143,8 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
       actor.send(event);
     }
   });
+  // A completed cache is done for good: later reconnects of the client are not its business.
+  actor.subscribe({ complete: () => stopForwarding() });
 
   let closed = false;
   const read = async <T>(key: EntryKey, { mode = 'wait', timeoutMs = readTimeoutMs }: ReadOptions): Promise<CacheRead<T>> => {
