@@ -100,6 +100,18 @@ for (const { era, flags } of ERAS) {
       await expect(cache.tools()).rejects.toBeInstanceOf(NotInInterestError);
     });
 
+    it('keeps the interest set through no overlap and listens once a restarted server advertises it', async () => {
+      const { peer, cache, recorder, opened } = await start([...flags, '--caps', 'tools'], { interest: { prompts: true } }, { restartArgs: flags });
+      await recorder.state('noOverlap');
+      const from = recorder.mark();
+      peer.kill();
+      await recorder.state('listening', from);
+      expect(cache.filter).toEqual({ promptsListChanged: true });
+      expect(opened()).toBe(1);
+      await recorder.replaced('prompts', from);
+      expect((await cache.prompts()).freshness).toBe('current');
+    });
+
     it('after an unexpected close renegotiates, intersects afresh and refetches everything the interrupted stream covered', async () => {
       const { peer, cache, recorder, opened } = await start(flags, {}, { restartArgs: [...flags, '--caps', 'tools'] });
       await recorder.state('listening');
