@@ -7,7 +7,9 @@
  * flood: `rounds` floods of n notifications through one stream; the
  *        milliseconds of each, from the triggering request to the last delivery.
  * streams: opens n streams (distinct URIs) at once; the milliseconds until all
- *        are acknowledged and the heap they hold (heapUsed after gc, minus before).
+ *        are acknowledged, this process's CPU time meanwhile (steadier than
+ *        wall time on a loaded machine) and the heap they hold (heapUsed
+ *        after gc, minus before).
  */
 import { consumers, type ConsumerName } from './consumers.ts';
 
@@ -25,11 +27,13 @@ if (workload === 'flood') {
   gc();
   const before = process.memoryUsage().heapUsed;
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   await consumer.openStreams(uris);
   const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
   gc();
   const heapBytes = process.memoryUsage().heapUsed - before;
-  console.log(JSON.stringify({ ms, heapBytes }));
+  console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, heapBytes }));
 }
 await consumer.close();
 process.exit(0);
