@@ -23,22 +23,13 @@ import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type Ev
 import type { ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
 import type { NotificationFilter } from './notification-filter.ts';
+import { backoffDelay, type Backoff } from './backoff.ts';
 
-export interface CacheRecovery {
-  /** Reopen attempts after an unexpected close before the cache is degraded. */
-  maxAttempts: number;
-  /** The wait before the first attempt; doubles per attempt. */
-  baseDelayMs: number;
-  /** No wait exceeds this. */
-  maxDelayMs: number;
-}
+/** Recovery after an unexpected close uses the project's one backoff policy. */
+export type CacheRecovery = Backoff;
 
-/** Documented defaults: 5 attempts waiting 1, 2, 4, 8 and 16 s (31 s in all), never more than 16 s each. */
+/** Documented defaults: 5 attempts from 1 s doubling (jittered), never more than 16 s each. */
 export const DEFAULT_CACHE_RECOVERY: CacheRecovery = { maxAttempts: 5, baseDelayMs: 1_000, maxDelayMs: 16_000 };
-
-/** The wait before recovery attempt `attempt` (1-based). */
-export const recoveryDelay = (attempt: number, recovery: CacheRecovery): number =>
-  Math.min(recovery.maxDelayMs, recovery.baseDelayMs * 2 ** (attempt - 1));
 
 /** What a negotiation tells the cache: the era and the advertised capabilities. */
 export interface CacheNegotiation {
@@ -56,11 +47,16 @@ export type CacheDegradedReason =
 export interface CacheInput {
   intersect: Intersect;
   recovery?: CacheRecovery;
+  /** A number in [0, 1] for jitter; injected so tests are deterministic. */
+  random: () => number;
 }
 
 export interface CacheContext {
   intersect: Intersect;
   recovery: CacheRecovery;
+  random: () => number;
+  /** The wait before the current recovery attempt. */
+  nextDelayMs: number;
   era: Era | undefined;
   capabilities: Record<string, unknown> | undefined;
   /** The intersection computed at the last negotiation. */
@@ -127,7 +123,7 @@ export const cacheMachine = setup({
     attemptsLeft: ({ context }) => context.attempt < context.recovery.maxAttempts,
   },
   delays: {
-    retryDelay: ({ context }) => recoveryDelay(context.attempt, context.recovery),
+    retryDelay: ({ context }) => context.nextDelayMs,
   },
   actions: {
     recordNegotiation: assign((_, negotiation: CacheNegotiation) => ({
@@ -138,7 +134,10 @@ export const cacheMachine = setup({
     // A stream that never opened covered nothing, so an earlier uncovered filter still stands.
     leaveStream: assign({ interrupted: ({ context }) => context.interrupted ?? context.filter }),
     recordCause: assign({ lastCause: (_, params: { cause: unknown }) => params.cause }),
-    countAttempt: assign({ attempt: ({ context }) => context.attempt + 1 }),
+    countAttempt: assign(({ context }) => {
+      const attempt = context.attempt + 1;
+      return { attempt, nextDelayMs: backoffDelay(attempt, context.recovery, context.random()) };
+    }),
     resetAttempts: assign({ attempt: 0 }),
     invalidateInterrupted: enqueueActions(({ context, enqueue }) => {
       if (context.interrupted === null) return;
@@ -170,6 +169,8 @@ export const cacheMachine = setup({
   context: ({ input }) => ({
     intersect: input.intersect,
     recovery: input.recovery ?? DEFAULT_CACHE_RECOVERY,
+    random: input.random,
+    nextDelayMs: 0,
     era: undefined,
     capabilities: undefined,
     filter: null,

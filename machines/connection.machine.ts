@@ -12,24 +12,12 @@
 import { assign, emit, fromCallback, fromPromise, setup } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
+import { backoffDelay, type Backoff } from './backoff.ts';
 
-export interface Backoff {
-  /** Attempts after the connection was lost before giving up. */
-  maxAttempts: number;
-  /** The delay before the first attempt; doubles per attempt. */
-  baseDelayMs: number;
-  /** No delay exceeds this, jitter included. */
-  maxDelayMs: number;
-}
+export { backoffDelay, type Backoff };
 
 /** Documented defaults: 5 attempts, 250 ms doubling, capped at 10 s. */
 export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
-
-/** Full-jitter exponential backoff: uniform in [half, all] of the capped exponential delay. */
-export function backoffDelay(attempt: number, backoff: Backoff, random: number): number {
-  const exponential = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(exponential / 2 + (exponential / 2) * random);
-}
 
 /** What a successful negotiation learned about the peer. */
 export interface Negotiated {

@@ -34,3 +34,13 @@ export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts
 export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
 export { fromSdkTransport, type SdkTransportLike } from './transport/sdk-adapter.ts';
 export type { ClientTransport, TransportFactory } from './transport/transport.ts';
+export {
+  createChangeCache,
+  DEFAULT_CACHE_RECOVERY,
+  DEFAULT_READ_TIMEOUT_MS,
+  type ChangeCacheHandle,
+  type ChangeCacheOptions,
+  type CacheRecovery,
+} from './cache/change-cache.ts';
+export type { ChangeCache, CacheEvent, CacheRead, CacheState, ReadMode, Interest, EntryKey } from './cache/types.ts';
+export * from './cache/errors.ts';

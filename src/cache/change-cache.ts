@@ -7,7 +7,7 @@
  * three together and answers reads.
  */
 import { createActor, type SnapshotFrom } from 'xstate';
-import { cacheMachine, DEFAULT_CACHE_RECOVERY, recoveryDelay, type CacheDegradedReason, type CacheRecovery } from '../../machines/cache.machine.ts';
+import { cacheMachine, DEFAULT_CACHE_RECOVERY, type CacheDegradedReason, type CacheRecovery } from '../../machines/cache.machine.ts';
 import type { McpClient } from '../client/client.ts';
 import type { Inspect } from '../client/ports.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
@@ -36,6 +36,8 @@ export interface ChangeCacheOptions {
   negotiationTimeoutMs?: number;
   /** Default for reads that give no timeout. */
   readTimeoutMs?: number;
+  /** For tests: jitter of the recovery backoff, a number in [0, 1] (1: none). */
+  random?: () => number;
   /** Passed to the cache actor and its stream; defaults to the client's own `inspect`. */
   inspect?: Inspect;
   /** For tests: the clock freshness (ttl) is judged by. */
@@ -67,7 +69,7 @@ function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
   const { context } = snapshot;
   switch (state) {
     case 'recovering':
-      return { attempt: context.attempt, delayMs: recoveryDelay(context.attempt, context.recovery), cause: context.lastCause };
+      return { attempt: context.attempt, delayMs: context.nextDelayMs, cause: context.lastCause };
     case 'negotiating':
       return { attempt: context.attempt };
     case 'listening':
@@ -113,6 +115,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     input: {
       intersect: (capabilities) => computeFilter(interest, capabilities as ServerCapabilities),
       recovery: { ...DEFAULT_CACHE_RECOVERY, ...options.recovery },
+      random: options.random ?? Math.random,
     },
     ...(inspect ? { inspect } : {}),
   });

@@ -41,7 +41,7 @@ async function start(
   const listens = vi.spyOn(client, 'listen');
   const listeners = vi.spyOn(client, 'subscribeNotifications');
   await client.connect();
-  const cache = createChangeCache(client, { interest: everything, recovery: { baseDelayMs: 5, maxDelayMs: 20 }, ...cacheOptions });
+  const cache = createChangeCache(client, { interest: everything, recovery: { baseDelayMs: 5, maxDelayMs: 20 }, random: () => 1, ...cacheOptions });
   caches.push(cache);
   const recorder = recordCache(cache);
   return { peer, client, cache, recorder, opened: () => listens.mock.calls.length + listeners.mock.calls.length };

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, SimulatedClock, waitFor, type EventObject, type SnapshotFrom } from 'xstate';
 import {
   cacheMachine,
-  recoveryDelay,
   type CacheEmitted,
   type CacheEvent,
   type CacheNegotiation,
@@ -10,6 +9,7 @@ import {
   type ListenInput,
   type NegotiationInput,
 } from '../../machines/cache.machine.ts';
+import { backoffDelay } from '../../machines/backoff.ts';
 import { computeFilter, type Interest } from '../../src/cache/interest.ts';
 import type { ServerCapabilities } from '../../src/protocol/versions.ts';
 
@@ -49,7 +49,7 @@ function startCache(script: Array<CacheNegotiation | Error>, recovery: CacheReco
     },
   });
   const actor = createActor(machine, {
-    input: { intersect: (capabilities) => computeFilter(interest, capabilities as ServerCapabilities), recovery },
+    input: { intersect: (capabilities) => computeFilter(interest, capabilities as ServerCapabilities), recovery, random: () => 1 },
     clock,
   });
   // Work (notifications, invalidations) apart from coverage announcements, which the tests check on their own.
@@ -128,7 +128,7 @@ describe('cache machine', () => {
     for (const attempt of [1, 2, 3]) {
       expect(cache.state()).toBe('recovering');
       expect(cache.actor.getSnapshot().context.attempt).toBe(attempt);
-      const delay = recoveryDelay(attempt, { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 3_000 });
+      const delay = backoffDelay(attempt, { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 3_000 }, 1);
       cache.clock.increment(delay - 1);
       expect(cache.state()).toBe('recovering');
       cache.clock.increment(1);

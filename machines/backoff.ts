@@ -1,0 +1,19 @@
+/**
+ * The one backoff policy of the project: exponential from a base delay,
+ * capped, with jitter, for a bounded number of attempts. The connection's
+ * reconnects and the cache's recovery both use it.
+ */
+export interface Backoff {
+  /** Attempts before giving up. */
+  maxAttempts: number;
+  /** The delay before the first attempt; doubles per attempt. */
+  baseDelayMs: number;
+  /** No delay exceeds this, jitter included. */
+  maxDelayMs: number;
+}
+
+/** Uniform in [half, all] of the capped exponential delay; `random` is a number in [0, 1] (1: no jitter). */
+export function backoffDelay(attempt: number, backoff: Backoff, random: number): number {
+  const exponential = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(exponential / 2 + (exponential / 2) * random);
+}
