@@ -1,0 +1,138 @@
+/**
+ * Runs the watcher CLI as a child process and reads its output line by line,
+ * so tests wait for what the CLI prints instead of sleeping. Every process a
+ * run started (the CLI and the servers it reported as spawned) is killed by
+ * `killAllCliRuns()` in afterEach.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/mcp-actors.js', import.meta.url));
+export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+/** One NDJSON line of `watch --json`. */
+export type JsonLine = { type: string; time: string } & Record<string, unknown>;
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const WAIT_MS = 15_000;
+
+export class CliRun {
+  readonly child: ChildProcess;
+  /** Complete stdout lines so far. */
+  readonly lines: string[] = [];
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<Exit>;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
+    this.child = spawn(command, args, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    runs.add(this);
+    let partial = '';
+    this.child.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      this.stdout += text;
+      partial += text;
+      const parts = partial.split('\n');
+      partial = parts.pop()!;
+      this.lines.push(...parts);
+      this.#wake();
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+      this.stderr += text;
+      this.#wake();
+    });
+    this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => {
+      this.#wake();
+      resolve({ code, signal });
+    }));
+  }
+
+  /** The NDJSON events so far. */
+  get events(): JsonLine[] {
+    return this.lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as JsonLine);
+  }
+
+  /** Waits until `check` returns something other than undefined, re-checking after every output chunk. */
+  until<T>(check: () => T | undefined, what: string, timeoutMs = WAIT_MS): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const attempt = () => {
+        const found = check();
+        if (found === undefined) return false;
+        done();
+        resolve(found);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out waiting for ${what}; stdout:\n${this.stdout}\nstderr:\n${this.stderr}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(waiter);
+      };
+      const waiter = () => void attempt();
+      if (!attempt()) this.#waiters.add(waiter);
+    });
+  }
+
+  /** The first NDJSON event at or after index `from` that matches. */
+  event(match: (event: JsonLine) => boolean, what: string, from = 0): Promise<{ event: JsonLine; index: number }> {
+    return this.until(() => {
+      const events = this.events;
+      for (let index = from; index < events.length; index++) if (match(events[index]!)) return { event: events[index]!, index };
+      return undefined;
+    }, what);
+  }
+
+  /** Pids of every server process the CLI reported starting. */
+  get serverPids(): number[] {
+    return this.events.filter((event) => event.type === 'spawned').map((event) => event.pid as number);
+  }
+
+  #wake(): void {
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+}
+
+const runs = new Set<CliRun>();
+
+/** `watch` through `node --import tsx src/cli/main.ts`. */
+export const watchCli = (args: string[], env?: Record<string, string>) =>
+  new CliRun(process.execPath, ['--import', 'tsx', MAIN, 'watch', ...args], env ? { env } : {});
+
+/** Fast demo settings: a change every 100 ms and the built-in crash after `restartAfterMs`. */
+export const fastDemoEnv = (restartAfterMs: number): Record<string, string> => ({
+  MCP_ACTORS_DEMO_INTERVAL_MS: '100',
+  MCP_ACTORS_DEMO_RESTART_AFTER_MS: String(restartAfterMs),
+});
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export async function killAllCliRuns(): Promise<void> {
+  const all = [...runs];
+  runs.clear();
+  await Promise.all(
+    all.map(async (run) => {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+      await run.exited;
+      for (const pid of run.serverPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }),
+  );
+}

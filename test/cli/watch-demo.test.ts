@@ -1,0 +1,78 @@
+/**
+ * `mcp-actors watch --json` against the bundled demo server (our own server
+ * API over stdio), as a child process: the era line, notifications, list
+ * diffs, the demo's one crash and the reconnect and resync after it, and a
+ * clean exit on SIGINT.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, CliRun, fastDemoEnv, killAllCliRuns, watchCli, type JsonLine } from './cli-process.ts';
+
+afterEach(killAllCliRuns);
+
+const isType = (type: string) => (event: JsonLine) => event.type === type;
+
+describe('watch (demo server)', () => {
+  it('prints the era, server info and advertised changes, then notifications and list diffs', async () => {
+    const run = watchCli(['--json'], fastDemoEnv(0));
+    const { event: connected } = await run.event(isType('connected'), 'the connected line');
+    expect(connected).toMatchObject({
+      era: 'modern',
+      protocolVersion: '2026-07-28',
+      server: { name: 'mcp-actors-demo', version: '0.1.0' },
+      changes: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscribe: true },
+      filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['demo://clock', 'demo://readme'] },
+    });
+    await run.event((event) => event.type === 'list' && event.list === 'tools', 'the first tools list');
+    await run.event((event) => event.type === 'notification' && event.method === 'notifications/tools/list_changed', 'a tools notification');
+    const { event: added } = await run.event(
+      (event) => event.type === 'list_diff' && event.list === 'tools' && (event.added as string[]).includes('forecast'),
+      'forecast added',
+    );
+    expect(added).toMatchObject({ removed: [], changed: [], count: 3 });
+    await run.event(
+      (event) => event.type === 'list_diff' && event.list === 'prompts' && (event.changed as string[]).includes('greeting'),
+      'greeting changed',
+    );
+    await run.event((event) => event.type === 'resource_updated' && event.uri === 'demo://clock', 'a clock update');
+    await run.event(
+      (event) => event.type === 'list_diff' && event.list === 'tools' && (event.removed as string[]).includes('forecast'),
+      'forecast removed',
+    );
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'disconnected' });
+    expect(run.stderr).toBe('');
+  });
+
+  it('shows the demo’s crash as lost, reconnecting with attempt and delay, reconnected and resynced', async () => {
+    const run = watchCli(['--json'], fastDemoEnv(600));
+    const { event: first } = await run.event(isType('spawned'), 'the first demo process');
+    const { index: lostAt, event: lost } = await run.event(isType('lost'), 'the crash');
+    expect(lost.cause).toMatch(/exited \(code 75\)/);
+    const { event: reconnecting } = await run.event(isType('reconnecting'), 'reconnecting', lostAt);
+    expect(reconnecting).toMatchObject({ attempt: 1 });
+    expect(reconnecting.delayMs).toBeGreaterThan(0);
+    const { event: second } = await run.event(isType('spawned'), 'the restarted demo process', lostAt);
+    expect(second.pid).not.toBe(first.pid);
+    await run.event((event) => event.type === 'reconnected' && event.era === 'modern' && event.generation === 2, 'reconnected', lostAt);
+    await run.event((event) => event.type === 'cache' && event.label === 'paused', 'the cache pausing', lostAt);
+    const { index: resyncedAt } = await run.event((event) => event.type === 'cache' && event.label === 'resynced', 'the cache resyncing', lostAt);
+    // Changes keep arriving from the new process.
+    await run.event((event) => event.type === 'list_diff', 'a diff after the resync', resyncedAt + 1);
+
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+    expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'disconnected' });
+  });
+
+  it('runs from another working directory through the bin shim', async () => {
+    const run = new CliRun(process.execPath, [BIN, 'watch', '--json', '--tools'], { cwd: '/', env: fastDemoEnv(0) });
+    const { event } = await run.event(isType('connected'), 'the connected line');
+    expect(event.filter).toEqual({ toolsListChanged: true });
+    await run.event((line) => line.type === 'list_diff' && line.list === 'tools', 'a tools diff');
+    expect(run.events.some((line) => line.type === 'list' && line.list === 'prompts')).toBe(false);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+  });
+});
