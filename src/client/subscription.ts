@@ -131,6 +131,8 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
   readonly acknowledged: Promise<void>;
   readonly closed: Promise<ClosedReason>;
   readonly actor: SubscriptionActor;
+  /** An own property, so `const { close } = stream` keeps working. */
+  readonly close: () => void;
   /** MailboxOptions: the configured cap and error report, if any. */
   readonly cap?: number;
   readonly onSubscriberError?: (error: SubscriberCallbackError) => void;
@@ -142,6 +144,7 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
   #ended = false;
 
   constructor(port: ListenPort, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions) {
+    this.close = () => this.send({ type: 'close' });
     this.id = port.nextRequestId();
     this.ref = { kind: 'stream', id: this.id };
     const cap = options.mailboxCap;
@@ -172,10 +175,6 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
 
   get honoredFilter(): NotificationFilter | undefined {
     return this.actor.getSnapshot().context.honored;
-  }
-
-  close(): void {
-    this.send({ type: 'close' });
   }
 
   handleLifecycle(event: ConnectionLifecycleEvent): void {
