@@ -52,8 +52,11 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
       // Before the first negotiation a close is the failed connect, reported as the error.
       if (!connected) return;
       render({ type: 'closed', reason: event.reason.type, ...('cause' in event.reason ? { detail: describeCause(event.reason.cause) } : {}) });
-      inspector?.stop();
-      finish(stopping ? 0 : 1);
+      // After stop() the watch ends when stop() has closed everything, not at the close event.
+      if (!stopping) {
+        inspector?.stop();
+        finish(1);
+      }
     } else {
       reportConnectionEvent(event, render);
     }
@@ -94,6 +97,8 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
     await feed.stop();
     await cache.close();
     await client.disconnect();
+    inspector?.stop();
+    finish(0);
   };
   return { done, stop };
 }

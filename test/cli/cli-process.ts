@@ -28,7 +28,10 @@ export class CliRun {
   readonly lines: string[] = [];
   stdout = '';
   stderr = '';
+  /** The CLI's exit with all its output read. */
   readonly exited: Promise<Exit>;
+  /** The CLI's exit alone (a server it started may still hold the inherited stderr open). */
+  readonly ended: Promise<void>;
   readonly #waiters = new Set<() => void>();
 
   constructor(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
@@ -51,6 +54,7 @@ export class CliRun {
       this.stderr += text;
       this.#wake();
     });
+    this.ended = new Promise((resolve) => this.child.once('exit', () => resolve()));
     this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => {
       this.#wake();
       resolve({ code, signal });
@@ -116,7 +120,7 @@ export const fastDemoEnv = (restartAfterMs: number): Record<string, string> => (
   MCP_ACTORS_DEMO_RESTART_AFTER_MS: String(restartAfterMs),
 });
 
-const alive = (pid: number): boolean => {
+export const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
@@ -131,7 +135,7 @@ export async function killAllCliRuns(): Promise<void> {
   await Promise.all(
     all.map(async (run) => {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
-      await run.exited;
+      await run.ended;
       for (const pid of run.serverPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
     }),
   );
