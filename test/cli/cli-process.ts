@@ -34,11 +34,11 @@ export class CliRun {
   readonly ended: Promise<void>;
   readonly #waiters = new Set<() => void>();
 
-  constructor(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
+  constructor(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string; stdin?: 'pipe' | 'ignore' } = {}) {
     this.child = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
     });
     runs.add(this);
     let partial = '';
