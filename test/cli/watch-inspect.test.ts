@@ -61,7 +61,7 @@ const actorNamed = (events: StatelyInspectionEvent[], name: string) =>
 
 const statesOf = (events: StatelyInspectionEvent[], sessionIds: string[]) =>
   events
-    .filter((event) => event.type === '@xstate.snapshot' && sessionIds.includes(event.sessionId))
+    .flatMap((event) => (event.type === '@xstate.snapshot' && sessionIds.includes(event.sessionId) ? [event] : []))
     .map((event) => JSON.stringify((event.snapshot as { value?: unknown }).value));
 
 const ERAS = [

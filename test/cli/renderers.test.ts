@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { humanRenderer } from '../../src/cli/render-human.ts';
+import { jsonRenderer } from '../../src/cli/render-json.ts';
+import type { TimelineEvent } from '../../src/cli/timeline.ts';
+
+const at = () => new Date('2026-11-30T12:34:56.789Z');
+
+const render = (event: TimelineEvent, colour: boolean) => {
+  let out = '';
+  humanRenderer((text) => (out += text), { colour, now: at })(event);
+  return out;
+};
+
+const EVENTS: TimelineEvent[] = [
+  { type: 'list_diff', list: 'tools', added: ['new'], removed: ['old'], changed: ['same'], count: 2 },
+  { type: 'reconnecting', attempt: 2, delayMs: 480, cause: 'server process exited (code 1)' },
+  { type: 'closed', reason: 'reconnect_exhausted', detail: 'spawn ENOENT' },
+];
+
+describe('humanRenderer', () => {
+  it('writes one timestamped line per event', () => {
+    expect(EVENTS.map((event) => render(event, false)).join('')).toBe(
+      '12:34:56.789  Δ tools +new -old ~same (2 in all)\n' +
+        '12:34:56.789  … reconnecting attempt 2 in 480 ms (server process exited (code 1))\n' +
+        '12:34:56.789  ■ closed reconnect_exhausted (spawn ENOENT)\n',
+    );
+  });
+
+  it('colours only when asked, and the text is the same underneath', () => {
+    for (const event of EVENTS) {
+      const coloured = render(event, true);
+      expect(coloured).toMatch(/\x1b\[\d+m/);
+      expect(coloured.replace(/\x1b\[\d+m/g, '')).toBe(render(event, false));
+    }
+  });
+
+  it('the connected summary indents its detail lines under the first', () => {
+    const text = render({
+      type: 'connected',
+      era: 'legacy',
+      protocolVersion: '2025-11-25',
+      server: { name: 'srv', version: '2.0' },
+      changes: { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscribe: true },
+      interest: { tools: true, prompts: true, resources: false, uris: ['a://1'] },
+      filter: { toolsListChanged: true, resourceSubscriptions: ['a://1'] },
+    }, false);
+    expect(text).toBe(
+      '12:34:56.789  ● connected era legacy (2025-11-25) to srv 2.0\n' +
+        '              changes advertised: tools yes, prompts no, resources no, subscribe yes\n' +
+        '              watching: tools, a://1\n',
+    );
+  });
+});
+
+describe('jsonRenderer', () => {
+  it('writes one JSON object per line with the time first', () => {
+    let out = '';
+    jsonRenderer((line) => (out += line), at)(EVENTS[1]!);
+    expect(out).toBe('{"time":"2026-11-30T12:34:56.789Z","type":"reconnecting","attempt":2,"delayMs":480,"cause":"server process exited (code 1)"}\n');
+  });
+});
