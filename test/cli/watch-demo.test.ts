@@ -12,12 +12,15 @@ afterEach(killAllCliRuns);
 const isType = (type: string) => (event: JsonLine) => event.type === type;
 
 describe('watch (demo server)', () => {
-  it('prints the era, server info and advertised changes, then notifications and list diffs', async () => {
-    const run = watchCli(['--json'], fastDemoEnv(0));
+  it.each([
+    ['auto', 'modern', '2026-07-28'],
+    ['legacy', 'legacy', '2025-11-25'],
+  ])('--era %s: prints the era (%s), server info and advertised changes, then notifications and list diffs', async (flag, era, protocolVersion) => {
+    const run = watchCli(['--json', '--era', flag], fastDemoEnv(0));
     const { event: connected } = await run.event(isType('connected'), 'the connected line');
     expect(connected).toMatchObject({
-      era: 'modern',
-      protocolVersion: '2026-07-28',
+      era,
+      protocolVersion,
       server: { name: 'mcp-actors-demo', version: '0.1.0' },
       changes: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscribe: true },
       filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['demo://clock', 'demo://readme'] },
