@@ -24,6 +24,7 @@ interface EntryFeed {
 export class CacheFeed {
   readonly #entries = new Map<EntryKey, EntryFeed>();
   #everPaused = false;
+  #connectionClosed = false;
   #stopped = false;
   readonly #unsubscribe: () => void;
 
@@ -43,6 +44,11 @@ export class CacheFeed {
     await Promise.allSettled([...this.#entries.values()].map((entry) => entry.running));
   }
 
+  /** The connection ended for good: reads in flight will fail, which is no news; cache states still are. */
+  connectionClosed(): void {
+    this.#connectionClosed = true;
+  }
+
   #onEvent(event: CacheEvent): void {
     if (this.#stopped) return;
     switch (event.type) {
@@ -50,10 +56,10 @@ export class CacheFeed {
         this.render({ type: 'notification', method: event.method, params: event.params });
         return;
       case 'invalidated':
-        if (this.keys.includes(event.key)) void this.#refresh(event.key);
+        if (this.keys.includes(event.key) && !this.#connectionClosed) void this.#refresh(event.key);
         return;
       case 'refetch_failed':
-        this.render({ type: 'refetch_failed', key: event.key, error: describeCause(event.error) });
+        if (!this.#connectionClosed) this.render({ type: 'refetch_failed', key: event.key, error: describeCause(event.error) });
         return;
       case 'state': {
         const label = this.#label(event.state, event.previous);
@@ -134,7 +140,7 @@ export class CacheFeed {
       const diff = diffList(list, previous, read.value);
       if (!isEmptyDiff(diff)) this.render({ type: 'list_diff', ...diff });
     } catch (error) {
-      if (!this.#stopped) this.render({ type: 'refetch_failed', key, error: describeCause(error) });
+      if (!this.#stopped && !this.#connectionClosed) this.render({ type: 'refetch_failed', key, error: describeCause(error) });
     }
   }
 }

@@ -43,20 +43,31 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
     ...(inspector ? { inspect: inspector.inspect } : {}),
   });
 
+  let feed: CacheFeed | undefined;
   let connected = false;
   let stopping = false;
+  let closedReported: () => void = () => {};
+  const closeReported = new Promise<void>((resolve) => (closedReported = resolve));
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => (finish = resolve));
   client.on((event) => {
     if (event.type === 'connection.closed') {
       // Before the first negotiation a close is the failed connect, reported as the error.
       if (!connected) return;
-      render({ type: 'closed', reason: event.reason.type, ...('cause' in event.reason ? { detail: describeCause(event.reason.cause) } : {}) });
-      // After stop() the watch ends when stop() has closed everything, not at the close event.
-      if (!stopping) {
-        inspector?.stop();
-        finish(1);
-      }
+      // Reads still waiting can only fail now: the close says why.
+      feed?.connectionClosed();
+      const reason = event.reason;
+      // After the cache has reported what the close did to it (degraded), so the close is the last line.
+      setImmediate(() => {
+        render({ type: 'closed', reason: reason.type, ...('cause' in reason ? { detail: describeCause(reason.cause) } : {}) });
+        closedReported();
+        // After stop() the watch ends when stop() has closed everything, not at the close event.
+        if (!stopping) {
+          void feed?.stop();
+          inspector?.stop();
+          finish(1);
+        }
+      });
     } else {
       reportConnectionEvent(event, render);
     }
@@ -88,15 +99,16 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   });
 
   const cache: ChangeCacheHandle = createChangeCache(client, { interest });
-  const feed = new CacheFeed(cache, render, interestKeys(interest));
+  feed = new CacheFeed(cache, render, interestKeys(interest));
   void feed.start();
 
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await feed.stop();
+    await feed?.stop();
     await cache.close();
     await client.disconnect();
+    await closeReported;
     inspector?.stop();
     finish(0);
   };

@@ -4,6 +4,9 @@
  * 100 ms, in both eras. The server is killed by the pid the CLI reported and
  * the CLI reconnects to a fresh process.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, fixture, killAllCliRuns, watchCli, type JsonLine } from './cli-process.ts';
 
@@ -43,4 +46,26 @@ describe.each(['modern', 'legacy'] as const)('watch (official server 2.x, %s era
     // A clean close leaves no server behind.
     expect(run.serverPids.filter(alive)).toEqual([]);
   });
+});
+
+describe('watch (official server 2.x that cannot be restarted)', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('reports every reconnect attempt, the cache degraded and the connection closed as reconnect_exhausted, and exits 1', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-actors-cli-'));
+    const run = watchCli(['--json', ...server, '--once', join(dir, 'started')]);
+    await run.event(isType('connected'), 'the connected line');
+    process.kill(run.serverPids[0]!, 'SIGKILL');
+
+    const { code } = await run.exited;
+    expect(code).toBe(1);
+    const attempts = run.events.filter(isType('reconnecting')).map((event) => event.attempt);
+    expect(attempts).toEqual([1, 2, 3, 4, 5]);
+    expect(run.events.some((event) => event.type === 'cache' && event.label === 'degraded')).toBe(true);
+    expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'reconnect_exhausted' });
+  }, 40_000); // the default backoff: five attempts, up to ~8 s of waiting
 });
