@@ -8,19 +8,24 @@
  *        └──ack──▶ listening.resyncing ──snapshot──▶ listening.active
  *   any of them ──▶ closed (final; output: ClosedReason)
  *
- * The machine decides which invoked actor is live; the I/O bridge in
- * src/client/subscription.ts provides them:
+ * The machine decides which invoked actor is live and which route it uses;
+ * the I/O bridge in src/client/stream-io.ts provides them:
  * - `listen` (whole of `listening`): sends `subscriptions/listen` under the
  *   same id every time, reports acknowledged/result/error/cancelled/ended;
  *   on `listen.cancel` it cancels on the wire; when stopped it releases.
- * - `delivery` (`active`): hands the subscriber the resync snapshot if there
- *   is one, flushes what was held, then installs a direct route. Notifications
- *   never pass through this machine: that route is a plain function call.
- * - `holding` (`resyncing`): installs a route that holds notifications in order.
+ *   It also carries the notifications, along the route this machine sets
+ *   on entering and leaving a state (the only I/O child a live stream has:
+ *   with 10,000 streams open every actor costs ~2 KB):
+ *   - `route.deliver` (entering `active`): hand the subscriber the resync
+ *     snapshot if there is one, flush what was held, then deliver directly.
+ *     Notifications never pass through this machine: the route is a plain
+ *     function call in the `listen` actor.
+ *   - `route.hold` (entering `resyncing`): hold notifications in order.
+ *   - `route.stop` (leaving either): deliver nothing.
  * - `resync` (`resyncing`): fetches the snapshot.
- * In `opening`, `reopening` and `paused` no route is installed: nothing is delivered.
+ * In `opening`, `reopening` and `paused` no route is set: nothing is delivered.
  */
-import { assign, fromCallback, fromPromise, sendTo, setup, type EventObject } from 'xstate';
+import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { ClosedReason, ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
@@ -66,13 +71,17 @@ export interface ListenInput {
   subscriptionId: SubscriptionId;
   filter: NotificationFilter;
 }
-export type ListenCommand = { type: 'listen.cancel' };
-
-export interface DeliveryInput {
-  honored: NotificationFilter;
-  /** The resync snapshot to hand over before anything else, after a restart. Opaque here. */
-  resynced: object | undefined;
-}
+/** What the machine tells its `listen` actor: cancel on the wire, or which route notifications take. */
+export type ListenCommand =
+  | { type: 'listen.cancel' }
+  | {
+      type: 'route.deliver';
+      honored: NotificationFilter;
+      /** The resync snapshot to hand over before anything else, after a restart. Opaque here. */
+      resynced: object | undefined;
+    }
+  | { type: 'route.hold' }
+  | { type: 'route.stop' };
 
 export interface ResyncInput {
   honored: NotificationFilter;
@@ -113,8 +122,6 @@ function reasonFor(event: SubscriptionEvent): ClosedReason | undefined {
   }
 }
 
-const idle = fromCallback<EventObject, unknown>(() => undefined);
-
 export const subscriptionMachine = setup({
   types: {
     context: {} as SubscriptionContext,
@@ -125,8 +132,6 @@ export const subscriptionMachine = setup({
   actors: {
     // Signatures only: src/client/subscription.ts provides the real ones.
     listen: fromCallback<ListenCommand, ListenInput>(() => undefined),
-    delivery: fromCallback<EventObject, DeliveryInput>(() => undefined),
-    holding: idle,
     resync: fromPromise<object, ResyncInput>(() => new Promise<object>(() => undefined)),
   },
   guards: {
@@ -156,6 +161,9 @@ export const subscriptionMachine = setup({
     rememberSnapshot: assign({ resynced: (_, params: { snapshot: object }) => params.snapshot }),
     forgetSnapshot: assign({ resynced: undefined }),
     cancelOnWire: sendTo('listen', { type: 'listen.cancel' }),
+    routeDeliver: sendTo('listen', ({ context }) => ({ type: 'route.deliver', honored: context.honored ?? {}, resynced: context.resynced })),
+    routeHold: sendTo('listen', { type: 'route.hold' }),
+    routeStop: sendTo('listen', { type: 'route.stop' }),
   },
 }).createMachine({
   id: 'subscription',
@@ -197,12 +205,8 @@ export const subscriptionMachine = setup({
         },
         active: {
           // No deadline once open.
-          invoke: {
-            id: 'delivery',
-            src: 'delivery',
-            input: ({ context }) => ({ honored: context.honored ?? {}, resynced: context.resynced }),
-          },
-          exit: 'forgetSnapshot',
+          entry: 'routeDeliver',
+          exit: ['routeStop', 'forgetSnapshot'],
         },
         reopening: {
           after: { ackTimeout: { target: 'cancelling', actions: 'recordAckTimeout' } },
@@ -214,8 +218,9 @@ export const subscriptionMachine = setup({
           },
         },
         resyncing: {
+          entry: 'routeHold',
+          exit: 'routeStop',
           invoke: [
-            { id: 'holding', src: 'holding' },
             {
               id: 'resync',
               src: 'resync',

@@ -22,7 +22,7 @@ import { TASKS_EXTENSION } from '../protocol/versions.ts';
 import { createMailbox, DEFAULT_MAILBOX_CAP, type Mailbox, type MailboxOptions, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { ConnectionLifecycleEvent, ListenPort } from './ports.ts';
-import { bindStreamIo, listenStreamMachine, StreamIo, type StreamOwner } from './stream-io.ts';
+import { bindStreamIo, listenStreamMachine, type StreamIo } from './stream-io.ts';
 
 export { HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
@@ -123,9 +123,9 @@ function hostOf(port: ListenPort): AnyActorRef {
 /**
  * One stream: its actor, its mailbox and the promises its owner awaits. A
  * class rather than closures, since 10,000 of them may be open at once; it is
- * also its mailbox's options and its actor's observer.
+ * also its mailbox's options and its actors' I/O.
  */
-class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
+class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
   readonly id: RequestId;
   readonly ref: SubscriptionRef;
   readonly acknowledged: Promise<void>;
@@ -136,7 +136,10 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
   /** MailboxOptions: the configured cap and error report, if any. */
   readonly cap?: number;
   readonly onSubscriberError?: (error: SubscriberCallbackError) => void;
-  readonly #mailbox: Mailbox;
+  /** StreamIo: what the `listen` and `resync` actors use. */
+  readonly port: ListenPort;
+  readonly mailbox: Mailbox;
+  readonly holdCap: number;
   #acknowledge!: () => void;
   #refuse!: (error: unknown) => void;
   #resolveClosed!: (reason: ClosedReason) => void;
@@ -145,12 +148,14 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
 
   constructor(port: ListenPort, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions) {
     this.close = () => this.send({ type: 'close' });
+    this.port = port;
     this.id = port.nextRequestId();
     this.ref = { kind: 'stream', id: this.id };
     const cap = options.mailboxCap;
     if (cap !== undefined) this.cap = cap;
     if (options.onSubscriberError) this.onSubscriberError = options.onSubscriberError;
-    this.#mailbox = createMailbox(subscriber, this);
+    this.holdCap = cap ?? DEFAULT_MAILBOX_CAP;
+    this.mailbox = createMailbox(subscriber, this);
     this.acknowledged = new Promise<void>((resolve, reject) => {
       this.#acknowledge = resolve;
       this.#refuse = reject;
@@ -164,13 +169,13 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
         ? { ...(options.inspect ? { inspect: options.inspect } : {}), ...(options.clock ? { clock: options.clock } : {}) }
         : { parent: hostOf(port) }),
     });
-    bindStreamIo(this.actor, new StreamIo(port, this.ref, this.#mailbox, cap ?? DEFAULT_MAILBOX_CAP, this));
+    bindStreamIo(this.actor, this);
     this.actor.subscribe(new StreamObserver(this));
     this.actor.start();
   }
 
   get iterator(): AsyncIterator<SubscriberMessage> | undefined {
-    return this.#mailbox.iterator;
+    return this.mailbox.iterator;
   }
 
   get honoredFilter(): NotificationFilter | undefined {
@@ -205,7 +210,7 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamOwner {
   end(reason: ClosedReason): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#mailbox.close(reason);
+    this.mailbox.close(reason);
     if (!this.#wasAcknowledged) this.#refuse(openingError(this.id, reason));
     this.#resolveClosed(reason);
   }

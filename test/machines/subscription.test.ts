@@ -1,9 +1,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock, type EventObject } from 'xstate';
+import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
 import {
   subscriptionMachine,
   type ConnectionLifecycleEvent as MachineLifecycleEvent,
-  type DeliveryInput,
   type ListenCommand,
   type ListenInput,
   type ResyncInput,
@@ -17,24 +16,31 @@ const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a',
 function harness(ackTimeoutMs = 1_000) {
   const log: string[] = [];
   const listens: ListenInput[] = [];
-  const deliveries: DeliveryInput[] = [];
+  const deliveries: Omit<Extract<ListenCommand, { type: 'route.deliver' }>, 'type'>[] = [];
+  let route: 'none' | 'delivery' | 'holding' = 'none';
   const resyncs: { input: ResyncInput; resolve: (s: object) => void; reject: (e: unknown) => void }[] = [];
   const machine = subscriptionMachine.provide({
     actors: {
       listen: fromCallback<ListenCommand, ListenInput>(({ input, receive }) => {
         listens.push(input);
         log.push(`listen.open ${String(input.subscriptionId)}`);
-        receive((command) => log.push(command.type));
+        receive((command) => {
+          // The routes the machine sets on its one I/O child, logged as the route they start or stop.
+          if (command.type === 'route.deliver') {
+            deliveries.push({ honored: command.honored, resynced: command.resynced });
+            route = 'delivery';
+            log.push('delivery.start');
+          } else if (command.type === 'route.hold') {
+            route = 'holding';
+            log.push('holding.start');
+          } else if (command.type === 'route.stop') {
+            log.push(`${route}.stop`);
+            route = 'none';
+          } else {
+            log.push(command.type);
+          }
+        });
         return () => log.push('listen.release');
-      }),
-      delivery: fromCallback<EventObject, DeliveryInput>(({ input }) => {
-        deliveries.push(input);
-        log.push('delivery.start');
-        return () => log.push('delivery.stop');
-      }),
-      holding: fromCallback(() => {
-        log.push('holding.start');
-        return () => log.push('holding.stop');
       }),
       resync: fromPromise<object, ResyncInput>(
         ({ input }) => new Promise<object>((resolve, reject) => resyncs.push({ input, resolve, reject })),
