@@ -9,7 +9,7 @@ import { parseCommandLine, USAGE, UsageError } from './args.ts';
 import { humanRenderer } from './render-human.ts';
 import { jsonRenderer } from './render-json.ts';
 import type { Renderer } from './timeline.ts';
-import { startWatch } from './watch.ts';
+import { startWatch, type Watch } from './watch.ts';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -37,15 +37,17 @@ async function main(argv: string[]): Promise<void> {
   const write = (text: string) => void process.stdout.write(text);
   const render: Renderer = command.json ? jsonRenderer(write) : humanRenderer(write, { colour: process.stdout.isTTY === true });
 
-  const watch = await startWatch(command, render);
+  let watch: Watch | undefined;
   let interrupted = false;
   const interrupt = () => {
-    if (interrupted) return exit(0); // a second Ctrl-C does not wait
+    // Before the watch started nothing is open but a child that exits on its closed stdin; a second Ctrl-C does not wait.
+    if (!watch || interrupted) return exit(0);
     interrupted = true;
-    void watch.stop();
+    watch.stop().catch((error: unknown) => process.stderr.write(`mcp-actors: while closing: ${error instanceof Error ? error.message : String(error)}\n`));
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
+  watch = await startWatch(command, render);
   exit(await watch.done);
 }
 

@@ -105,12 +105,16 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await feed?.stop();
-    await cache.close();
-    await client.disconnect();
-    await closeReported;
-    inspector?.stop();
-    finish(0);
+    try {
+      await feed?.stop();
+      await cache.close();
+      await client.disconnect();
+      await closeReported;
+    } finally {
+      // Ctrl-C means "stop now": a close that went wrong is still an exit the operator asked for.
+      inspector?.stop();
+      finish(0);
+    }
   };
   return { done, stop };
 }
