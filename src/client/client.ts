@@ -5,6 +5,7 @@
  */
 import { toPromise } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
+import { NotConnectedError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
@@ -110,6 +111,9 @@ export class McpClient {
   /** Connects and negotiates; rejects with the cause when the first attempt fails. */
   connect(): Promise<void> {
     if (this.connection.ready) return Promise.resolve();
+    if (this.connection.actor.getSnapshot().status !== 'active') {
+      return Promise.reject(new NotConnectedError('closed', 'connect'));
+    }
     return new Promise<void>((resolve, reject) => {
       const stop = this.connection.onNotice((notice) => {
         if (notice.type === 'connection.ready') resolve();

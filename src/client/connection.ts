@@ -12,7 +12,16 @@ import {
   type ConnectionEmitted,
   type Negotiated,
 } from '../../machines/connection.machine.ts';
-import { ConnectionLostError, NotConnectedError, RpcError, StreamEndedError, UnexpectedResponseError } from '../protocol/errors.ts';
+import {
+  ConnectionLostError,
+  HttpStatusError,
+  NotConnectedError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  RpcError,
+  StreamEndedError,
+  UnexpectedResponseError,
+} from '../protocol/errors.ts';
 import {
   ErrorCode,
   isFailure,
@@ -79,7 +88,7 @@ export class Connection implements ListenPort {
   #ready = false;
   #closing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: ConnectionOptions) {
+  constructor(options: ConnectionOptions) {
     this.#options = {
       era: options.era ?? 'auto',
       clientInfo: options.clientInfo ?? { name: 'mcp-actors', version: '0.1.0' },
@@ -140,7 +149,7 @@ export class Connection implements ListenPort {
         this.#negotiated = event.negotiated;
         this.#ready = true;
       }
-      for (const listener of this.#listeners) listener(event);
+      this.#notify(event);
     });
   }
 
@@ -215,10 +224,10 @@ export class Connection implements ListenPort {
       const params = this.#withEnvelope({ notifications: filter as JsonObject })!;
       transport.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }).catch((error: unknown) => {
         if (!open) return;
-        const rpcError = (error as { rpcError?: ConstructorParameters<typeof RpcError>[0] }).rpcError;
-        if (!rpcError) return this.#listenStreamLost(id, handlers, error);
+        if (!(error instanceof HttpStatusError)) return this.#listenEndedUnanswered(id, handlers, error);
+        // The server answered the listen with an HTTP error: it refused the stream.
         handle.release();
-        handlers.error(new RpcError(rpcError, 'subscriptions/listen'));
+        handlers.error(error.rpcError ? new RpcError(error.rpcError, 'subscriptions/listen') : error);
       });
     }
     return handle;
@@ -241,6 +250,7 @@ export class Connection implements ListenPort {
   #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
     const transport = this.#transport;
     if (!transport) return Promise.reject(new NotConnectedError(this.stateName(), method));
+    if (options.signal?.aborted) return Promise.reject(new RequestAbortedError(method, { cause: options.signal.reason }));
     const id = this.#pending.nextId();
     let outgoing = params;
     if (options.onProgress) {
@@ -294,22 +304,33 @@ export class Connection implements ListenPort {
 
   #onStreamEnded(id: RequestId, error: StreamEndedError): void {
     const stream = this.router.streams.get(id);
-    if (stream) return this.#listenStreamLost(id, stream, error);
+    if (stream) return this.#listenEndedUnanswered(id, stream, error);
     this.#pending.fail(id, error);
   }
 
   /**
-   * A listen stream ended with no answer. With reconnection on, that is a
-   * lost connection: every stream pauses and is re-sent to the peer after
-   * the reconnect, so a restart does not spend it. Without, the stream ends.
+   * A listen stream's own response stream ended, or could not be sent, with
+   * no answer. Whether that is the server going away or the server dropping
+   * this one stream is a question for the server: an answered probe means
+   * it is there, so the stream alone ended; a failed probe is a lost
+   * transport, which the connection machine turns into a reconnect (and
+   * every stream into a pause) or a close.
    */
-  #listenStreamLost(id: RequestId, stream: ListenHandlers, cause: unknown): void {
-    if (this.options.reconnect !== false) {
-      this.actor.send({ type: 'transport.failed', cause });
-      return;
+  #listenEndedUnanswered(id: RequestId, stream: ListenHandlers, cause: unknown): void {
+    if (this.router.streams.get(id) === stream) this.router.streams.delete(id);
+    void this.#peerAnswers().then((answers) => answers && stream.ended(cause));
+  }
+
+  async #peerAnswers(): Promise<boolean> {
+    if (!this.#ready) return false;
+    try {
+      await this.#request('server/discover', this.#withEnvelope({}), { timeoutMs: this.#options.probeTimeoutMs });
+      return true;
+    } catch (error) {
+      if (error instanceof RpcError || error instanceof RequestTimeoutError) return true;
+      if (this.#ready) this.actor.send({ type: 'transport.failed', cause: error });
+      return false;
     }
-    this.router.streams.delete(id);
-    stream.ended(cause);
   }
 
   /** The client offers no server-callable features beyond `ping`. */
@@ -322,7 +343,18 @@ export class Connection implements ListenPort {
   }
 
   #report(error: Error): void {
-    for (const listener of this.#listeners) listener({ type: 'error', error });
+    this.#notify({ type: 'error', error });
+  }
+
+  /** A listener that throws is reported to the others and never stops delivery or the actor. */
+  #notify(notice: ConnectionNotice): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(notice);
+      } catch (error) {
+        if (notice.type !== 'error') this.#report(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { JsonObject, JsonRpcNotification, RequestId } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
-import type { NotificationFilter } from '../protocol/filter.ts';
+import { validateFilter, type FilterError, type NotificationFilter } from '../protocol/filter.ts';
 import type { ListenHandlers } from './ports.ts';
 
 export type NotificationHandler = (params: JsonObject, method: string) => void;
@@ -39,7 +39,7 @@ export class InboundRouter {
     if (subscriptionId !== undefined) {
       const stream = this.streams.get(subscriptionId);
       if (stream) {
-        if (method === ACKNOWLEDGED) stream.acknowledged((params.notifications as NotificationFilter | undefined) ?? {});
+        if (method === ACKNOWLEDGED) this.#acknowledge(stream, params.notifications);
         else stream.notification(method, params);
         return;
       }
@@ -51,6 +51,17 @@ export class InboundRouter {
       if (stream) return stream.cancelled(typeof params.reason === 'string' ? params.reason : undefined);
     }
     this.#fallbackFor(method, params);
+  }
+
+  /** The honored filter is untrusted input too: a malformed one refuses the stream with a typed error. */
+  #acknowledge(stream: ListenHandlers, notifications: unknown): void {
+    let honored: NotificationFilter;
+    try {
+      honored = validateFilter(notifications ?? {}, { allowTaskIds: true, acknowledged: true });
+    } catch (error) {
+      return stream.error(error as FilterError);
+    }
+    stream.acknowledged(honored);
   }
 
   #fallbackFor(method: string, params: JsonObject): void {

@@ -48,15 +48,20 @@ export const modernEnvelope = (clientInfo: Implementation, capabilities: JsonObj
 });
 
 /** Modern errors a server returns when it does speak 2026-07-28 but refuses the request as sent. */
-const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
-  ErrorCode.UnsupportedProtocolVersion,
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MissingRequiredClientCapability,
-]);
+const MODERN_REFUSALS: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
 
 type ProbeVerdict = { kind: 'modern'; result: JsonObject } | { kind: 'legacy'; evidence: string } | { kind: 'error'; error: Error };
 
-/** Reads the outcome of a `server/discover` probe. */
+const listsModern = (data: unknown): boolean => {
+  const supported = (data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) && supported.includes(MODERN_VERSION);
+};
+
+/**
+ * Reads the outcome of a `server/discover` probe. A JSON-RPC error is judged
+ * the same whether it came on stdio or in an HTTP body; an HTTP status
+ * without one, and a timeout, are judged by what the transport can tell.
+ */
 export function judgeProbe(outcome: { result: JsonObject } | { error: unknown }, transportKind: TransportKind): ProbeVerdict {
   if ('result' in outcome) {
     const versions = outcome.result.supportedVersions;
@@ -64,30 +69,23 @@ export function judgeProbe(outcome: { result: JsonObject } | { error: unknown },
     return { kind: 'legacy', evidence: `server/discover lists no ${MODERN_VERSION} (${JSON.stringify(versions)})` };
   }
   const error = outcome.error;
-  const unsupported = (data: unknown) => {
-    const supported = (data as { supported?: unknown } | undefined)?.supported;
-    return Array.isArray(supported) && supported.includes(MODERN_VERSION);
-  };
-  if (error instanceof RpcError) {
-    if (error.rpcCode === ErrorCode.UnsupportedProtocolVersion && unsupported(error.data)) {
-      return { kind: 'error', error: new NegotiationError('the server lists 2026-07-28 yet refused it', { cause: error }) };
-    }
-    return { kind: 'legacy', evidence: `server/discover answered ${error.rpcCode}` };
+  const failed = (why: string) => ({ kind: 'error' as const, error: new NegotiationError(why, { cause: error }) });
+  if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) {
+    return failed(`authentication failed: HTTP ${error.status}`);
+  }
+  const rpc = error instanceof RpcError ? { code: error.rpcCode, data: error.data } : error instanceof HttpStatusError ? error.rpcError : undefined;
+  if (rpc) {
+    if (rpc.code === ErrorCode.UnsupportedProtocolVersion && listsModern(rpc.data)) return failed('the server lists 2026-07-28 yet refused it');
+    if (MODERN_REFUSALS.has(rpc.code)) return failed(`the modern server refused the probe (${rpc.code})`);
+    // Legacy servers answer an unknown pre-initialize request with an implementation-defined error.
+    return { kind: 'legacy', evidence: `server/discover answered ${rpc.code}` };
   }
   if (error instanceof HttpStatusError) {
-    if (error.status === 401 || error.status === 403) {
-      return { kind: 'error', error: new NegotiationError(`authentication failed: HTTP ${error.status}`, { cause: error }) };
-    }
-    if (error.rpcError && MODERN_ERROR_CODES.has(error.rpcError.code) && error.rpcError.code !== ErrorCode.UnsupportedProtocolVersion) {
-      return { kind: 'error', error: new NegotiationError(`the modern server refused the probe: ${error.message}`, { cause: error }) };
-    }
     if ([400, 404, 405].includes(error.status)) return { kind: 'legacy', evidence: `HTTP ${error.status} to server/discover` };
-    return { kind: 'error', error: new NegotiationError(`server/discover failed: ${error.message}`, { cause: error }) };
+    return failed(`server/discover failed: ${error.message}`);
   }
-  if (error instanceof RequestTimeoutError && transportKind !== 'http') {
-    return { kind: 'legacy', evidence: 'no answer to server/discover' };
-  }
-  return { kind: 'error', error: new NegotiationError(`server/discover failed: ${String((error as Error)?.message ?? error)}`, { cause: error }) };
+  if (error instanceof RequestTimeoutError && transportKind !== 'http') return { kind: 'legacy', evidence: 'no answer to server/discover' };
+  return failed(`server/discover failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** What an `initialize` or `server/discover` result says about the peer. */

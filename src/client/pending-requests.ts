@@ -31,14 +31,6 @@ export class PendingRequests {
     return this.#nextId;
   }
 
-  get size(): number {
-    return this.#pending.size;
-  }
-
-  has(id: RequestId): boolean {
-    return this.#pending.has(id);
-  }
-
   /** Registers a request before it is sent; the promise settles on response, timeout, abort or failure. */
   track(id: RequestId, method: string, options: TrackOptions): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve, reject) => {

@@ -5,9 +5,9 @@
  */
 import type { InspectionEvent, Observer } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
-import type { NotificationFilter } from '../protocol/filter.ts';
+import type { FilterError, NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
-import type { RpcError } from '../protocol/errors.ts';
+import type { HttpStatusError, RpcError } from '../protocol/errors.ts';
 import type { Era } from '../protocol/versions.ts';
 
 /** Lifecycle facts the connection broadcasts to every actor that depends on it. */
@@ -42,8 +42,8 @@ export interface ListenHandlers {
   notification(method: string, params: JsonObject): void;
   /** The server answered the listen request: a graceful end. */
   result(result: JsonObject): void;
-  /** The server answered with an error. */
-  error(error: RpcError): void;
+  /** The server answered with an error (a JSON-RPC error, an HTTP status with none, or a malformed acknowledgment). */
+  error(error: RpcError | HttpStatusError | FilterError): void;
   /** The server sent `notifications/cancelled` for the listen request. */
   cancelled(reason: string | undefined): void;
   /** The stream ended with no answer (an HTTP response stream closed, the transport dropped). */

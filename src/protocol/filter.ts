@@ -38,6 +38,12 @@ export interface FilterRules {
   allowTaskIds: boolean;
   /** Most URIs one filter may name. */
   maxUris?: number;
+  /**
+   * Reading what a server acknowledged rather than what a caller asks for:
+   * keys this revision does not know are ignored and an empty filter (the
+   * server honors nothing) is valid.
+   */
+  acknowledged?: boolean;
 }
 
 /** A resource URI must parse as an absolute URI with a scheme. */
@@ -63,7 +69,7 @@ export function validateFilter(raw: unknown, rules: FilterRules): NotificationFi
   }
   const input = raw as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!KNOWN_KEYS.has(key)) throw new FilterError('unknown_key', `unknown filter key ${JSON.stringify(key)}`, key);
+    if (!KNOWN_KEYS.has(key) && !rules.acknowledged) throw new FilterError('unknown_key', `unknown filter key ${JSON.stringify(key)}`, key);
   }
   const filter: NotificationFilter = {};
   for (const key of BOOLEAN_KEYS) {
@@ -84,7 +90,7 @@ export function validateFilter(raw: unknown, rules: FilterRules): NotificationFi
     const ids = stringList(input.taskIds, 'taskIds', false);
     if (ids.length > 0) filter.taskIds = ids;
   }
-  if (Object.keys(filter).length === 0) throw new FilterError('empty', 'the filter selects no notifications');
+  if (Object.keys(filter).length === 0 && !rules.acknowledged) throw new FilterError('empty', 'the filter selects no notifications');
   return filter;
 }
 

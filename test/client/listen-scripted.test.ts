@@ -37,6 +37,14 @@ describe('listen against a scripted peer', () => {
     expect((await received(client)).map((message) => message.method)).toEqual(['notifications/cancelled']);
   });
 
+  it('a malformed acknowledgment refuses the stream with a typed error', async () => {
+    const client = await scripted('malformed');
+    const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(FilterError);
+    expect(failure).toMatchObject({ problem: 'wrong_type' });
+    expect(client.state).toBe('online.ready.modern');
+  });
+
   it('a narrower acknowledgment is kept as the honored filter', async () => {
     const client = await scripted('narrower');
     const stream = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['test://a'] }, () => {});

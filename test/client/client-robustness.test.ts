@@ -1,0 +1,112 @@
+/**
+ * The client's own guarantees where a caller or a peer misbehaves: an
+ * already-aborted signal, connect() after the end, a throwing listener, and
+ * listen streams that an HTTP server refuses or ends on its own.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
+import { HttpStatusError, NotConnectedError, RequestAbortedError } from '../../src/protocol/errors.ts';
+import { httpTransport } from '../../src/transport/http.ts';
+import { officialStdio } from '../fixtures/stdio-peers.ts';
+
+const clients: McpClient[] = [];
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+async function stdioClient(): Promise<McpClient> {
+  const client = createClient({ transport: officialStdio().factory });
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
+describe('caller mistakes', () => {
+  it('a request with an already-aborted signal rejects at once', async () => {
+    const client = await stdioClient();
+    const aborted = AbortSignal.abort('too late');
+    await expect(client.callTool('slow', { ms: 10_000 }, { signal: aborted, timeoutMs: Infinity })).rejects.toBeInstanceOf(RequestAbortedError);
+  });
+
+  it('connect() after the connection ended rejects instead of hanging', async () => {
+    const client = await stdioClient();
+    await client.disconnect();
+    await expect(client.connect()).rejects.toBeInstanceOf(NotConnectedError);
+  });
+
+  it('a throwing lifecycle listener is reported and the others still hear every event', async () => {
+    const client = createClient({ transport: officialStdio().factory });
+    clients.push(client);
+    client.on(() => {
+      throw new Error('listener bug');
+    });
+    const heard: ClientEvent[] = [];
+    client.on((event) => heard.push(event));
+    await client.connect();
+    expect(heard.map((event) => event.type).sort()).toEqual(['connection.ready', 'error']);
+    expect(heard.find((event) => event.type === 'error')).toMatchObject({ error: { message: 'listener bug' } });
+    expect(client.state).toBe('online.ready.modern');
+  });
+});
+
+/** A modern HTTP peer whose `subscriptions/listen` behaves as the test says. */
+async function listenPeer(onListen: (id: unknown, response: ServerResponse) => void): Promise<string> {
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const message = JSON.parse(body) as { id?: unknown; method: string };
+      if (message.method === 'subscriptions/listen') return onListen(message.id, response);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } },
+        }),
+      );
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe('listen streams an HTTP server refuses or ends', () => {
+  it('an HTTP error status on the listen refuses that stream only', async () => {
+    const url = await listenPeer((_id, response) => response.writeHead(503).end());
+    const client = createClient({ transport: httpTransport({ url }) });
+    clients.push(client);
+    await client.connect();
+    const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(HttpStatusError);
+    expect(failure).toMatchObject({ status: 503 });
+    expect(client.state).toBe('online.ready.modern');
+  });
+
+  it('a stream the live server ends without an answer ends as remote; the connection stays up', async () => {
+    const url = await listenPeer((id, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const ack = {
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': id }, notifications: { toolsListChanged: true } },
+      };
+      response.write(`event: message\ndata: ${JSON.stringify(ack)}\n\n`);
+      setImmediate(() => response.end());
+    });
+    const client = createClient({ transport: httpTransport({ url }) });
+    clients.push(client);
+    await client.connect();
+    const events: string[] = [];
+    client.on((event) => events.push(event.type));
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    expect(await stream.closed).toMatchObject({ type: 'remote' });
+    expect(client.state).toBe('online.ready.modern');
+    expect(events).not.toContain('connection.lost');
+  });
+});
