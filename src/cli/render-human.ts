@@ -3,7 +3,7 @@
  * prefixed with the time. ANSI colours only when the output is a terminal,
  * so piped output stays plain text.
  */
-import type { Renderer, TimelineEvent } from './timeline.ts';
+import type { Renderer, ServerIdentity, TimelineEvent } from './timeline.ts';
 
 type Colour = 'dim' | 'bold' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan';
 
@@ -25,6 +25,7 @@ const MAX_TEXT = 60;
 
 const clip = (text: string): string => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
 const clock = (date: Date): string => date.toISOString().slice(11, 23);
+const serverLabel = (server: ServerIdentity): string => [server.name ?? 'unnamed server', server.version].filter(Boolean).join(' ');
 const yesNo = (paint: Paint, on: boolean): string => (on ? paint('green', 'yes') : paint('dim', 'no'));
 
 export function humanRenderer(write: (text: string) => void, options: { colour: boolean; now?: () => Date }): Renderer {
@@ -46,7 +47,7 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
         paint('dim', `(or connect a @statelyai/inspect WebSocket receiver to ${event.websocket})`),
       ];
     case 'connected': {
-      const server = [event.server.name ?? 'unnamed server', event.server.version].filter(Boolean).join(' ');
+      const server = serverLabel(event.server);
       const filter = event.filter;
       const watching = filter
         ? [
@@ -84,7 +85,9 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
     case 'reconnecting':
       return [`${paint('yellow', '… reconnecting')} attempt ${event.attempt} in ${event.delayMs} ms ${paint('dim', `(${event.cause})`)}`];
     case 'reconnected':
-      return [`${paint('green', '● reconnected')} era ${paint('bold', event.era)} ${paint('dim', `(connection #${event.generation})`)}`];
+      return [
+        `${paint('green', '● reconnected')} era ${paint('bold', event.era)} (${event.protocolVersion}) to ${paint('bold', serverLabel(event.server))} ${paint('dim', `(connection #${event.generation})`)}`,
+      ];
     case 'era_changed':
       return [`${paint('yellow', '⇄ era changed')} ${event.from} → ${event.to}`];
     case 'cache': {

@@ -17,6 +17,19 @@ export interface AdvertisedChanges {
   resourceSubscribe: boolean;
 }
 
+export interface ServerIdentity {
+  name?: string;
+  version?: string;
+}
+
+/** The name and version from a negotiation's serverInfo, when they are strings. */
+export function serverIdentity(info: Record<string, unknown> | undefined): ServerIdentity {
+  return {
+    ...(typeof info?.name === 'string' ? { name: info.name } : {}),
+    ...(typeof info?.version === 'string' ? { version: info.version } : {}),
+  };
+}
+
 export type TimelineEvent =
   /** A stdio server process was started (once per connection attempt). */
   | { type: 'spawned'; pid: number; command: string }
@@ -25,7 +38,7 @@ export type TimelineEvent =
       type: 'connected';
       era: Era;
       protocolVersion: string;
-      server: { name?: string; version?: string };
+      server: ServerIdentity;
       changes: AdvertisedChanges;
       /** What the watcher asked for. */
       interest: { tools: boolean; prompts: boolean; resources: boolean; uris: string[] };
@@ -40,7 +53,7 @@ export type TimelineEvent =
   | { type: 'refetch_failed'; key: string; error: string }
   | { type: 'lost'; cause: string }
   | { type: 'reconnecting'; attempt: number; delayMs: number; cause: string }
-  | { type: 'reconnected'; era: Era; generation: number }
+  | { type: 'reconnected'; era: Era; protocolVersion: string; server: ServerIdentity; generation: number }
   | { type: 'era_changed'; from: Era; to: Era }
   /** Cache transitions, named for a reader: paused (recovering), resynced (listening again), degraded, … */
   | { type: 'cache'; state: CacheState; previous: CacheState; label: CacheLabel; detail?: string }

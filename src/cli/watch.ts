@@ -15,7 +15,7 @@ import { DEFAULT_WATCHED_URIS, type WatchCommand } from './args.ts';
 import { CacheFeed } from './cache-feed.ts';
 import { startInspector, type RunningInspector } from './inspect.ts';
 import { transportFor } from './target.ts';
-import { describeCause, type AdvertisedChanges, type Renderer } from './timeline.ts';
+import { describeCause, serverIdentity, type AdvertisedChanges, type Renderer } from './timeline.ts';
 
 export class WatchConnectError extends McpActorsError {
   override readonly name = 'WatchConnectError';
@@ -84,15 +84,11 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   connected = true;
   const capabilities = (client.serverCapabilities ?? {}) as ServerCapabilities;
   const interest = await chooseInterest(command, client, capabilities);
-  const info = client.serverInfo ?? {};
   render({
     type: 'connected',
     era: client.era!,
     protocolVersion: client.protocolVersion ?? 'unknown',
-    server: {
-      ...(typeof info.name === 'string' ? { name: info.name } : {}),
-      ...(typeof info.version === 'string' ? { version: info.version } : {}),
-    },
+    server: serverIdentity(client.serverInfo),
     changes: advertisedChanges(capabilities),
     interest: { tools: interest.tools === true, prompts: interest.prompts === true, resources: interest.resources === true, uris: interest.uris ?? [] },
     filter: computeFilter(interest, capabilities),
@@ -129,7 +125,15 @@ function reportConnectionEvent(event: ClientEvent, render: Renderer): void {
       return;
     case 'connection.ready':
       // The first negotiation is reported with the server's details once connect() resolves.
-      if (event.generation > 1) render({ type: 'reconnected', era: event.era, generation: event.generation });
+      if (event.generation > 1) {
+        render({
+          type: 'reconnected',
+          era: event.era,
+          protocolVersion: event.negotiated.protocolVersion,
+          server: serverIdentity(event.negotiated.serverInfo),
+          generation: event.generation,
+        });
+      }
       return;
     case 'connection.era_changed':
       render({ type: 'era_changed', from: event.from, to: event.to });
