@@ -16,7 +16,7 @@ import type { ListenStream } from '../client/subscription.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { EntryKey } from './entries.ts';
-import { TooManyPagesError } from './errors.ts';
+import { collectPages, type ListName } from '../client/pages.ts';
 
 /** A recovery attempt's negotiation did not come within its time. */
 export class CacheNegotiationTimeoutError extends McpActorsError {
@@ -127,11 +127,6 @@ export interface Fetched {
   ttlMs: number | undefined;
 }
 
-const LIST_METHODS = { tools: 'tools/list', prompts: 'prompts/list', resources: 'resources/list' } as const;
-
-/** Stops a server that hands out the same cursor forever. */
-const MAX_PAGES = 10_000;
-
 const ttlOf = (result: JsonObject): number | undefined =>
   typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) && result.ttlMs >= 0 ? result.ttlMs : undefined;
 
@@ -148,16 +143,9 @@ export async function fetchEntry(client: Pick<McpClient, 'request' | 'readResour
     const result = await client.readResource(key.slice('resource:'.length));
     return { value: result, ttlMs: ttlOf(result) };
   }
-  const list = key as keyof typeof LIST_METHODS;
-  const items: JsonObject[] = [];
   let ttlMs: number | undefined;
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.request(LIST_METHODS[list], cursor === undefined ? {} : { cursor });
-    items.push(...((result[list] as JsonObject[] | undefined) ?? []));
-    ttlMs = minTtl(ttlMs, ttlOf(result));
-    cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
-    if (cursor === undefined) return { value: items, ttlMs };
-  }
-  throw new TooManyPagesError(LIST_METHODS[list], MAX_PAGES);
+  const items = await collectPages(key as ListName, (method, params) => client.request(method, params), (page) => {
+    ttlMs = minTtl(ttlMs, ttlOf(page));
+  });
+  return { value: items, ttlMs };
 }

@@ -37,12 +37,3 @@ export class CacheClosedError extends McpActorsError {
     super(`the cache closed before ${key} could be read`);
   }
 }
-
-/** A list whose server kept handing out cursors past the page limit. */
-export class TooManyPagesError extends McpActorsError {
-  override readonly name = 'TooManyPagesError';
-  readonly code = 'too_many_pages';
-  constructor(readonly method: string, readonly maxPages: number) {
-    super(`${method} returned more than ${maxPages} pages`);
-  }
-}

@@ -10,6 +10,7 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
 import type { NotificationHandler } from './inbound-router.ts';
+import { collectPages, type ListName } from './pages.ts';
 import {
   NotificationListeners,
   type IterableListenerRef,
@@ -30,17 +31,6 @@ export interface ClientOptions extends ConnectionOptions {
   mailboxCap?: number;
 }
 export type ClientEvent = ConnectionNotice;
-
-type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
-const LIST_METHODS: Record<ListName, string> = {
-  tools: 'tools/list',
-  prompts: 'prompts/list',
-  resources: 'resources/list',
-  resourceTemplates: 'resources/templates/list',
-};
-
-/** Stops a server that hands out the same cursor forever. */
-const MAX_PAGES = 10_000;
 
 const LIFECYCLE: ReadonlySet<string> = new Set(['connection.ready', 'connection.lost', 'connection.era_changed', 'connection.closed']);
 const isLifecycle = (event: ClientEvent): event is ClientEvent & ConnectionLifecycleEvent => LIFECYCLE.has(event.type);
@@ -233,17 +223,8 @@ export class McpClient {
     return this.#listeners.unsubscribeNotifications(ref);
   }
 
-  /** Every page of a list, following `nextCursor` to the end. */
-  async #listAll(list: ListName, options?: RequestOptions): Promise<JsonObject[]> {
-    const items: JsonObject[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.request(LIST_METHODS[list], cursor === undefined ? {} : { cursor }, options);
-      items.push(...((result[list] as JsonObject[] | undefined) ?? []));
-      cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
-      if (cursor === undefined) return items;
-    }
-    throw new Error(`${LIST_METHODS[list]} returned more than ${MAX_PAGES} pages`);
+  #listAll(list: ListName, options?: RequestOptions): Promise<JsonObject[]> {
+    return collectPages(list, (method, params) => this.request(method, params, options));
   }
 }
 

@@ -8,22 +8,11 @@ import { ConnectionLostError, NotConnectedError } from '../protocol/errors.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { ResyncSnapshot } from './messages.ts';
+import { collectPages } from './pages.ts';
 import type { RequestPort } from './ports.ts';
 
 /** A failure caused by the connection going away is an interruption, not an answer. */
 const interrupted = (error: unknown): boolean => error instanceof NotConnectedError || error instanceof ConnectionLostError;
-
-async function listAll(port: RequestPort, method: string, key: string, signal: AbortSignal): Promise<JsonObject[]> {
-  const items: JsonObject[] = [];
-  let cursor: unknown;
-  do {
-    const result = await port.request(method, cursor === undefined ? undefined : { cursor }, { signal });
-    const page = result[key];
-    if (Array.isArray(page)) items.push(...(page as JsonObject[]));
-    cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
-  } while (cursor !== undefined);
-  return items;
-}
 
 async function readAll(port: RequestPort, uris: string[], signal: AbortSignal): Promise<Record<string, JsonObject | Error>> {
   const contents: Record<string, JsonObject | Error> = {};
@@ -48,9 +37,9 @@ async function readAll(port: RequestPort, uris: string[], signal: AbortSignal): 
 export async function fetchResyncSnapshot(port: RequestPort, honored: NotificationFilter, signal: AbortSignal): Promise<ResyncSnapshot> {
   try {
     const [tools, prompts, resources, contents] = await Promise.all([
-      honored.toolsListChanged ? listAll(port, 'tools/list', 'tools', signal) : undefined,
-      honored.promptsListChanged ? listAll(port, 'prompts/list', 'prompts', signal) : undefined,
-      honored.resourcesListChanged ? listAll(port, 'resources/list', 'resources', signal) : undefined,
+      honored.toolsListChanged ? collectPages('tools', (method, params) => port.request(method, params, { signal })) : undefined,
+      honored.promptsListChanged ? collectPages('prompts', (method, params) => port.request(method, params, { signal })) : undefined,
+      honored.resourcesListChanged ? collectPages('resources', (method, params) => port.request(method, params, { signal })) : undefined,
       honored.resourceSubscriptions?.length ? readAll(port, honored.resourceSubscriptions, signal) : undefined,
     ]);
     const snapshot: ResyncSnapshot = {};

@@ -116,3 +116,12 @@ export class UnexpectedResponseError extends McpActorsError {
     super(`response for id ${JSON.stringify(response.id)} matches no pending request`);
   }
 }
+
+/** A list whose server kept handing out cursors past the page limit. */
+export class TooManyPagesError extends McpActorsError {
+  override readonly name = 'TooManyPagesError';
+  readonly code = 'too_many_pages';
+  constructor(readonly method: string, readonly maxPages: number) {
+    super(`${method} returned more than ${maxPages} pages`);
+  }
+}
