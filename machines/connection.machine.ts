@@ -117,10 +117,10 @@ export const connectionMachine = setup({
     })),
     announceLost: emit(({ context }) => ({ type: 'connection.lost' as const, cause: context.lastCause })),
     announceFailed: emit(({ context }) => ({ type: 'connection.failed' as const, cause: context.lastCause })),
+    // Only reached with reconnection on: `offline` closes first when it is off.
     planAttempt: assign(({ context }) => {
       const attempt = context.attempt + 1;
-      const backoff = context.backoff === false ? DEFAULT_BACKOFF : context.backoff;
-      return { attempt, nextDelayMs: backoffDelay(attempt, backoff, context.random()) };
+      return { attempt, nextDelayMs: backoffDelay(attempt, context.backoff as Backoff, context.random()) };
     }),
     announceReconnecting: emit(({ context }) => ({
       type: 'connection.reconnecting' as const,

@@ -5,12 +5,13 @@
  * re-exports them. Same shape as src/protocol/errors.ts: fixed `name`,
  * stable `code`.
  */
+import { McpActorsError } from './errors.ts';
 import type { NotificationFilter } from './notification-filter.ts';
 
 type StreamId = string | number;
 
 /** No `notifications/subscriptions/acknowledged` arrived within the ack timeout. */
-export class ListenAckTimeoutError extends Error {
+export class ListenAckTimeoutError extends McpActorsError {
   override readonly name = 'ListenAckTimeoutError';
   readonly code = 'listen_ack_timeout';
   constructor(readonly subscriptionId: StreamId, readonly timeoutMs: number) {
@@ -19,7 +20,7 @@ export class ListenAckTimeoutError extends Error {
 }
 
 /** The server acknowledged more than the client asked for; the stream is cancelled. */
-export class HonoredFilterTooBroadError extends Error {
+export class HonoredFilterTooBroadError extends McpActorsError {
   override readonly name = 'HonoredFilterTooBroadError';
   readonly code = 'honored_filter_too_broad';
   constructor(
@@ -35,7 +36,7 @@ export class HonoredFilterTooBroadError extends Error {
  * The resync snapshot could not be fetched because the connection dropped
  * meanwhile: not a refusal, the stream waits for the next `connection.ready`.
  */
-export class ResyncInterruptedError extends Error {
+export class ResyncInterruptedError extends McpActorsError {
   override readonly name = 'ResyncInterruptedError';
   readonly code = 'resync_interrupted';
   constructor(options?: { cause?: unknown }) {

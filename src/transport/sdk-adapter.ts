@@ -14,7 +14,7 @@
  *   TransportStartError.
  */
 import { classifyFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
-import { TransportStartError } from '../protocol/errors.ts';
+import { NotConnectedError, TransportStartError } from '../protocol/errors.ts';
 import type { ClientTransport, TransportEvents, TransportFactory } from './transport.ts';
 
 /**
@@ -80,7 +80,7 @@ class SdkTransportAdapter implements ClientTransport {
 
   send(message: JsonRpcMessage): Promise<void> {
     if (this.phase !== 'open' || !this.source) {
-      return Promise.reject(new Error(`SDK transport cannot send: it is ${this.phase}`));
+      return Promise.reject(new NotConnectedError(this.phase));
     }
     return this.source.send(message);
   }

@@ -19,7 +19,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { FrameError, parseFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
-import { TransportStartError } from '../protocol/errors.ts';
+import { NotConnectedError, TransportStartError } from '../protocol/errors.ts';
 import { LineSplitter } from './line-splitter.ts';
 import { DEFAULT_MAX_FRAME_BYTES, type ClientTransport, type TransportEvents } from './transport.ts';
 
@@ -163,7 +163,7 @@ class StdioTransport implements StdioClientTransport {
   send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.stdin;
     if (this.phase !== 'open' || !stdin || !stdin.writable) {
-      return Promise.reject(new Error(`stdio transport cannot send: it is ${this.phase}`));
+      return Promise.reject(new NotConnectedError(this.phase));
     }
     if (stdin.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
     this.drained ??= new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { TransportStartError } from '../../src/protocol/errors.ts';
+import { NotConnectedError, TransportStartError } from '../../src/protocol/errors.ts';
 import type { JsonRpcMessage, JsonRpcRequest } from '../../src/protocol/jsonrpc.ts';
 import { fromSdkTransport, type SdkTransportLike } from '../../src/transport/sdk-adapter.ts';
 import type { ClientTransport } from '../../src/transport/transport.ts';
@@ -110,7 +110,7 @@ describe('fromSdkTransport with the official in-memory transport and McpServer',
     const events = await started(transport);
     await transport.close();
     expect(events.closures).toEqual([]);
-    await expect(transport.send(initialize)).rejects.toThrow(/cannot send/);
+    await expect(transport.send(initialize)).rejects.toBeInstanceOf(NotConnectedError);
   });
 
   it('refuses to start a single transport object for a second connection', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TransportStartError } from '../../src/protocol/errors.ts';
+import { NotConnectedError, TransportStartError } from '../../src/protocol/errors.ts';
 import type { ClassifiedFrame, JsonRpcRequest } from '../../src/protocol/jsonrpc.ts';
 import { stdioTransport, type StdioClientTransport, type StdioTransportOptions } from '../../src/transport/stdio.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
@@ -86,7 +86,7 @@ describe('stdio transport against the official SDK server', () => {
     await transport.close();
     expect(transport.exitStatus).toEqual({ code: 0, signal: null });
     expect(events.closures).toEqual([]);
-    await expect(transport.send(request(2, 'tools/list'))).rejects.toThrow(/cannot send/);
+    await expect(transport.send(request(2, 'tools/list'))).rejects.toBeInstanceOf(NotConnectedError);
   });
 });
 
@@ -199,7 +199,7 @@ describe('stdio transport with hostile output (scripted peer)', () => {
     const { transport, events } = await fixture(SCRIPTED);
     await transport.send(request(1, 'script/exit', { code: 0 }));
     await events.whenClosed();
-    await expect(transport.send(request(2, 'tools/list'))).rejects.toThrow(/cannot send/);
+    await expect(transport.send(request(2, 'tools/list'))).rejects.toBeInstanceOf(NotConnectedError);
   });
 
   it('does not abort requests itself and ignores the protocol', async () => {
