@@ -134,7 +134,9 @@ class ListenWire implements ListenHandlers {
   }
 
   acknowledged(honored: NotificationFilter): void {
-    this.run.sendBack({ type: 'listen.acknowledged', honored });
+    // Usually the server honors the request as sent: keep one copy of it per stream, not two.
+    const requested = this.run.input.filter;
+    this.run.sendBack({ type: 'listen.acknowledged', honored: sameFilter(honored, requested) ? requested : honored });
   }
 
   result(result: JsonObject): void {
@@ -152,6 +154,22 @@ class ListenWire implements ListenHandlers {
   ended(cause: unknown): void {
     this.run.sendBack({ type: 'listen.ended', cause });
   }
+}
+
+/** Same keys in the same order, same values (lists element by element): nothing observable tells the two apart. */
+function sameFilter(a: NotificationFilter, b: NotificationFilter): boolean {
+  const keys = Object.keys(a);
+  const otherKeys = Object.keys(b);
+  if (keys.length !== otherKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as keyof NotificationFilter;
+    if (key !== otherKeys[i]) return false;
+    const x: unknown = a[key];
+    const y: unknown = b[key];
+    if (x === y) continue;
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length || x.some((item, j) => item !== y[j])) return false;
+  }
+  return true;
 }
 
 const streams = new WeakMap<AnyActorRef, StreamIo>();

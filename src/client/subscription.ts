@@ -140,10 +140,10 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
   readonly port: ListenPort;
   readonly mailbox: Mailbox;
   readonly holdCap: number;
-  #acknowledge!: () => void;
-  #refuse!: (error: unknown) => void;
+  /** Dropped once `acknowledged` settles: 10,000 open streams need not keep them. */
+  #acknowledge: (() => void) | undefined;
+  #refuse: ((error: unknown) => void) | undefined;
   #resolveClosed!: (reason: ClosedReason) => void;
-  #wasAcknowledged = false;
   #ended = false;
 
   constructor(port: ListenPort, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions) {
@@ -200,9 +200,10 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
 
   /** Called by the observer on every snapshot of the actor. */
   observe(snapshot: ReturnType<SubscriptionActor['getSnapshot']>): void {
-    if (!this.#wasAcknowledged && snapshot.context.honored !== undefined) {
-      this.#wasAcknowledged = true;
-      this.#acknowledge();
+    const acknowledge = this.#acknowledge;
+    if (acknowledge && snapshot.context.honored !== undefined) {
+      this.#acknowledge = this.#refuse = undefined;
+      acknowledge();
     }
     if (snapshot.status === 'done') this.end(snapshot.output);
   }
@@ -211,7 +212,11 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
     if (this.#ended) return;
     this.#ended = true;
     this.mailbox.close(reason);
-    if (!this.#wasAcknowledged) this.#refuse(openingError(this.id, reason));
+    const refuse = this.#refuse;
+    if (refuse) {
+      this.#acknowledge = this.#refuse = undefined;
+      refuse(openingError(this.id, reason));
+    }
     this.#resolveClosed(reason);
   }
 }
