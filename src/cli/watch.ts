@@ -4,18 +4,16 @@
  * events until Ctrl-C (exit 0) or the connection ends on its own (exit 1).
  * A first connection that fails is a WatchConnectError: one line, exit 1.
  */
-import { createChangeCache, type ChangeCacheHandle } from '../cache/change-cache.ts';
-import { resourceEntry, type EntryKey } from '../cache/entries.ts';
-import { computeFilter, type Interest } from '../cache/interest.ts';
-import { createClient, type ClientEvent, type McpClient } from '../client/client.ts';
+import { computeFilter } from '../cache/interest.ts';
+import { createClient, type ClientEvent } from '../client/client.ts';
 import { McpActorsError } from '../protocol/errors.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
-import { DEFAULT_WATCHED_URIS, type WatchCommand } from './args.ts';
-import { CacheFeed } from './cache-feed.ts';
+import type { WatchCommand } from './args.ts';
 import { startInspector, type RunningInspector } from './inspect.ts';
+import { advertisedChanges, chooseInterest } from './interest-choice.ts';
 import { transportFor } from './target.ts';
-import { describeCause, serverIdentity, type AdvertisedChanges, type Renderer } from './timeline.ts';
+import { describeCause, serverIdentity, type Renderer } from './timeline.ts';
+import { WatchedCache } from './watched-cache.ts';
 
 export class WatchConnectError extends McpActorsError {
   override readonly name = 'WatchConnectError';
@@ -43,11 +41,11 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
     ...(inspector ? { inspect: inspector.inspect } : {}),
   });
 
-  let feed: CacheFeed | undefined;
+  let cache: WatchedCache | undefined;
   let connected = false;
   let stopping = false;
-  let closedReported: () => void = () => {};
-  const closeReported = new Promise<void>((resolve) => (closedReported = resolve));
+  let markCloseReported: () => void = () => {};
+  const closeReported = new Promise<void>((resolve) => (markCloseReported = resolve));
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => (finish = resolve));
   client.on((event) => {
@@ -55,21 +53,22 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
       // Before the first negotiation a close is the failed connect, reported as the error.
       if (!connected) return;
       // Reads still waiting can only fail now: the close says why.
-      feed?.connectionClosed();
+      cache?.connectionClosed();
       const reason = event.reason;
       // After the cache has reported what the close did to it (degraded), so the close is the last line.
       setImmediate(() => {
         render({ type: 'closed', reason: reason.type, ...('cause' in reason ? { detail: describeCause(reason.cause) } : {}) });
-        closedReported();
+        markCloseReported();
         // After stop() the watch ends when stop() has closed everything, not at the close event.
         if (!stopping) {
-          void feed?.stop();
+          void cache?.close();
           inspector?.stop();
           finish(1);
         }
       });
     } else {
       reportConnectionEvent(event, render);
+      if (event.type === 'connection.ready' && event.generation > 1) cache?.reconnected();
     }
   });
 
@@ -83,7 +82,7 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
 
   connected = true;
   const capabilities = (client.serverCapabilities ?? {}) as ServerCapabilities;
-  const interest = await chooseInterest(command, client, capabilities);
+  const interest = await chooseInterest(command.selection, client, capabilities);
   render({
     type: 'connected',
     era: client.era!,
@@ -94,16 +93,13 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
     filter: computeFilter(interest, capabilities),
   });
 
-  const cache: ChangeCacheHandle = createChangeCache(client, { interest });
-  feed = new CacheFeed(cache, render, interestKeys(interest));
-  void feed.start();
+  cache = new WatchedCache(client, interest, render);
 
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     try {
-      await feed?.stop();
-      await cache.close();
+      await cache?.close();
       await client.disconnect();
       await closeReported;
     } finally {
@@ -142,48 +138,4 @@ function reportConnectionEvent(event: ClientEvent, render: Renderer): void {
       // connection.failed surfaces through connect() or the next reconnecting event; errors are not lifecycle.
       return;
   }
-}
-
-function advertisedChanges(capabilities: ServerCapabilities): AdvertisedChanges {
-  return {
-    toolsListChanged: capabilities.tools?.listChanged === true,
-    promptsListChanged: capabilities.prompts?.listChanged === true,
-    resourcesListChanged: capabilities.resources?.listChanged === true,
-    resourceSubscribe: capabilities.resources?.subscribe === true,
-  };
-}
-
-/**
- * With no selection: every list the server has, plus the contents of its
- * first few resources when it supports resources/subscribe (so updates have
- * something to show without asking the operator for URIs).
- */
-async function chooseInterest(command: WatchCommand, client: McpClient, capabilities: ServerCapabilities): Promise<Interest> {
-  const { selection } = command;
-  if (!selection.everything) {
-    return { tools: selection.tools, prompts: selection.prompts, resources: selection.resources, uris: selection.uris };
-  }
-  const interest: Interest = {
-    tools: capabilities.tools !== undefined,
-    prompts: capabilities.prompts !== undefined,
-    resources: capabilities.resources !== undefined,
-    uris: [],
-  };
-  if (capabilities.resources?.subscribe === true) {
-    const resources: JsonObject[] = await client.listResources().catch(() => []);
-    interest.uris = resources
-      .map((resource) => resource.uri)
-      .filter((uri): uri is string => typeof uri === 'string')
-      .slice(0, DEFAULT_WATCHED_URIS);
-  }
-  return interest;
-}
-
-function interestKeys(interest: Interest): EntryKey[] {
-  const keys: EntryKey[] = [];
-  if (interest.tools === true) keys.push('tools');
-  if (interest.prompts === true) keys.push('prompts');
-  if (interest.resources === true) keys.push('resources');
-  for (const uri of interest.uris ?? []) keys.push(resourceEntry(uri));
-  return keys;
 }

@@ -69,6 +69,18 @@ describe('watch (demo server)', () => {
     expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'disconnected' });
   });
 
+  it('after a graceful server shutdown (stream completed) starts over on the restarted server', async () => {
+    const run = watchCli(['--json', '--tools'], fastDemoEnv(0));
+    await run.event((event) => event.type === 'list_diff', 'a first diff');
+    process.kill(run.serverPids[0]!, 'SIGTERM');
+    const { index: completedAt } = await run.event((event) => event.type === 'cache' && event.label === 'completed', 'the cache completing');
+    const { index: reconnectedAt } = await run.event(isType('reconnected'), 'reconnected', completedAt);
+    const { index: listedAt } = await run.event((event) => event.type === 'list' && event.list === 'tools', 'the tools listed again', reconnectedAt);
+    await run.event((event) => event.type === 'list_diff', 'a diff from the new server', listedAt);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+  });
+
   it('runs from another working directory through the bin shim', async () => {
     const run = new CliRun(process.execPath, [BIN, 'watch', '--json', '--tools'], { cwd: '/', env: fastDemoEnv(0) });
     const { event } = await run.event(isType('connected'), 'the connected line');
