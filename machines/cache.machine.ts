@@ -78,7 +78,6 @@ export type CacheEvent =
   /** The stream is open (modern: acknowledged; legacy: listener registered); `honored` when the server narrowed the filter. */
   | { type: 'stream.opened'; honored?: NotificationFilter }
   /** The stream survived a reconnect of the connection: what it covered during the gap is unknown. */
-  | { type: 'stream.resynced' }
   | { type: 'stream.notification'; method: string; params: Record<string, unknown> | undefined }
   /** The server answered the listen: a graceful end. */
   | { type: 'stream.ended_gracefully' }
@@ -149,9 +148,6 @@ export const cacheMachine = setup({
       filter: (event as { honored?: NotificationFilter }).honored ?? (context.filter as NotificationFilter),
     })),
     announceUncovered: emit({ type: 'cache.uncovered' as const }),
-    invalidateCovered: enqueueActions(({ context, enqueue }) => {
-      if (context.filter !== null) enqueue.emit({ type: 'cache.invalidate', filter: context.filter });
-    }),
     forwardNotification: emit(({ event }) => {
       const { method, params } = event as Extract<CacheEvent, { type: 'stream.notification' }>;
       return { type: 'cache.notification' as const, method, params };
@@ -219,7 +215,6 @@ export const cacheMachine = setup({
         },
         open: {
           exit: 'announceUncovered',
-          on: { 'stream.resynced': { actions: 'invalidateCovered' } },
         },
       },
       on: {

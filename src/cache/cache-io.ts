@@ -87,9 +87,9 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
       else if (reason.type !== 'local') send({ type: 'stream.closed_unexpectedly', cause: reason });
     };
     const subscriber = (message: SubscriberMessage) => {
+      // No `reconnected` arrives: the cache closes its stream on connection.lost and recovers on its own.
       if (message.type === 'notification') send({ type: 'stream.notification', method: message.method, params: message.params });
-      else if (message.type === 'reconnected') send({ type: 'stream.resynced' });
-      else if (message.ref.kind === 'listener') ended(message.reason);
+      else if (message.type === 'closed' && message.ref.kind === 'listener') ended(message.reason);
     };
     let release = () => {};
     if (input.era === 'modern') {

@@ -239,15 +239,4 @@ describe('cache machine', () => {
     cache.actor.send({ type: 'connection.lost', cause: 'dropped' });
     expect(cache.coverage).toEqual([{ type: 'cache.covered', filter: { toolsListChanged: true } }, { type: 'cache.uncovered' }]);
   });
-
-  it('invalidates what the stream covers when it survived a reconnect, and stays listening', async () => {
-    const cache = startCache([modern(toolsOnly)]);
-    cache.actor.send({ type: 'cache.start' });
-    await cache.until((s) => s.matches('listening'));
-    cache.lastStream().send({ type: 'stream.opened' });
-    cache.lastStream().send({ type: 'stream.resynced' });
-    expect(cache.state()).toEqual({ listening: 'open' });
-    expect(cache.emitted).toEqual([{ type: 'cache.invalidate', filter: { toolsListChanged: true } }]);
-    expect(cache.streams).toHaveLength(1);
-  });
 });
