@@ -8,24 +8,24 @@
  *        └──ack──▶ listening.resyncing ──snapshot──▶ listening.active
  *   any of them ──▶ closed (final; output: ClosedReason)
  *
- * The machine decides which invoked actor is live and which route it uses;
- * the I/O bridge in src/client/stream-io.ts provides them:
- * - `listen` (whole of `listening`): sends `subscriptions/listen` under the
- *   same id every time, reports acknowledged/result/error/cancelled/ended;
- *   on `listen.cancel` it cancels on the wire; when stopped it releases.
- *   It also carries the notifications, along the route this machine sets
- *   on entering and leaving a state (the only I/O child a live stream has:
- *   with 10,000 streams open every actor costs ~2 KB):
- *   - `route.deliver` (entering `active`): hand the subscriber the resync
- *     snapshot if there is one, flush what was held, then deliver directly.
- *     Notifications never pass through this machine: the route is a plain
- *     function call in the `listen` actor.
- *   - `route.hold` (entering `resyncing`): hold notifications in order.
- *   - `route.stop` (leaving either): deliver nothing.
- * - `resync` (`resyncing`): fetches the snapshot.
+ * The machine decides when the wire stream lives and which route its
+ * notifications take; it says so with emitted events, which the I/O bridge
+ * in src/client/stream-io.ts carries out (an invoked actor per stream would
+ * cost ~1.8 KB each with 10,000 streams open):
+ * - `listen.open` (entering `listening`): send `subscriptions/listen` under the
+ *   same id every time and report acknowledged/result/error/cancelled/ended as
+ *   events; `listen.cancel` cancels on the wire; `listen.release` (leaving
+ *   `listening`) drops the wire stream, after which nothing it says is reported.
+ * - `route.deliver` (entering `active`): hand the subscriber the resync
+ *   snapshot if there is one, flush what was held, then deliver directly.
+ *   Notifications never pass through this machine: the route is a plain
+ *   function call in the bridge.
+ * - `route.hold` (entering `resyncing`): hold notifications in order.
+ * - `route.stop` (leaving either): deliver nothing.
+ * - the invoked `resync` actor (`resyncing`) fetches the snapshot.
  * In `opening`, `reopening` and `paused` no route is set: nothing is delivered.
  */
-import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { assign, emit, fromPromise, setup } from 'xstate';
 import type { ClosedReason, ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
@@ -43,7 +43,7 @@ export type ConnectionLifecycleEvent =
   | { type: 'connection.era_changed'; from: Era; to: Era }
   | { type: 'connection.closed'; reason: ConnectionClosedReason };
 
-/** What the `listen` actor reports from the wire (notifications take the route instead). */
+/** What the I/O reports from the wire (notifications take the route instead). */
 export type ListenWireEvent =
   | { type: 'listen.acknowledged'; honored: NotificationFilter }
   | { type: 'listen.result'; result: unknown }
@@ -71,9 +71,11 @@ export interface ListenInput {
   subscriptionId: SubscriptionId;
   filter: NotificationFilter;
 }
-/** What the machine tells its `listen` actor: cancel on the wire, or which route notifications take. */
+/** What the machine asks of the stream's I/O (emitted): the wire stream's life, and which route notifications take. */
 export type ListenCommand =
+  | ({ type: 'listen.open' } & ListenInput)
   | { type: 'listen.cancel' }
+  | { type: 'listen.release' }
   | {
       type: 'route.deliver';
       honored: NotificationFilter;
@@ -128,10 +130,10 @@ export const subscriptionMachine = setup({
     events: {} as SubscriptionEvent,
     input: {} as SubscriptionInput,
     output: {} as ClosedReason,
+    emitted: {} as ListenCommand,
   },
   actors: {
-    // Signatures only: src/client/subscription.ts provides the real ones.
-    listen: fromCallback<ListenCommand, ListenInput>(() => undefined),
+    // Signature only: src/client/stream-io.ts provides the real one.
     resync: fromPromise<object, ResyncInput>(() => new Promise<object>(() => undefined)),
   },
   guards: {
@@ -160,10 +162,12 @@ export const subscriptionMachine = setup({
     assignHonored: assign({ honored: ({ context, event }) => (event.type === 'listen.acknowledged' ? event.honored : context.honored) }),
     rememberSnapshot: assign({ resynced: (_, params: { snapshot: object }) => params.snapshot }),
     forgetSnapshot: assign({ resynced: undefined }),
-    cancelOnWire: sendTo('listen', { type: 'listen.cancel' }),
-    routeDeliver: sendTo('listen', ({ context }) => ({ type: 'route.deliver', honored: context.honored ?? {}, resynced: context.resynced })),
-    routeHold: sendTo('listen', { type: 'route.hold' }),
-    routeStop: sendTo('listen', { type: 'route.stop' }),
+    openOnWire: emit(({ context }) => ({ type: 'listen.open', subscriptionId: context.subscriptionId, filter: context.requested }) as const),
+    cancelOnWire: emit({ type: 'listen.cancel' }),
+    releaseOnWire: emit({ type: 'listen.release' }),
+    routeDeliver: emit(({ context }) => ({ type: 'route.deliver', honored: context.honored ?? {}, resynced: context.resynced }) as const),
+    routeHold: emit({ type: 'route.hold' }),
+    routeStop: emit({ type: 'route.stop' }),
   },
 }).createMachine({
   id: 'subscription',
@@ -176,11 +180,8 @@ export const subscriptionMachine = setup({
   states: {
     listening: {
       initial: 'opening',
-      invoke: {
-        id: 'listen',
-        src: 'listen',
-        input: ({ context }) => ({ subscriptionId: context.subscriptionId, filter: context.requested }),
-      },
+      entry: 'openOnWire',
+      exit: 'releaseOnWire',
       on: {
         // The stream is over on the wire: leaving `listening` only releases the route.
         'listen.result': { target: 'closed', actions: 'recordReason' },
@@ -241,7 +242,7 @@ export const subscriptionMachine = setup({
           ],
         },
         cancelling: {
-          // Transient: the cancel reaches the listen actor before leaving `listening` stops it.
+          // Transient: the cancel goes out before leaving `listening` releases the wire stream.
           entry: 'cancelOnWire',
           always: { target: '#subscription.closed' },
         },

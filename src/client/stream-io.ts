@@ -1,18 +1,20 @@
 /**
- * The actors of machines/subscription.machine.ts, provided once for every
+ * The I/O of machines/subscription.machine.ts: a `StreamWire` per stream
+ * carries out what the machine emits (open, cancel and release the wire
+ * stream; set the route), and the `resync` actor is provided once for every
  * stream (a `.provide()` per stream would rebuild the state tree each time:
- * seconds and megabytes at 10,000 streams). Each actor finds its stream's
- * I/O, a `StreamIo`, through the subscription actor that invoked it.
+ * seconds and megabytes at 10,000 streams); it finds its stream's I/O, a
+ * `StreamIo`, through the subscription actor that invoked it.
  *
- * The hot path never reaches the machine: the port calls the `listen`
- * actor's `notification` handler, which does what the route the machine last
- * set says (a filter check and a mailbox push in `active`, a holding buffer in
+ * The hot path never reaches the machine: the port calls the wire's
+ * `notification` handler, which does what the route the machine last set
+ * says (a filter check and a mailbox push in `active`, a holding buffer in
  * `resyncing`, nothing otherwise). The routes are modes of one object, not
  * closures, and the listen handlers are methods: with 10,000 streams open,
  * every closure kept per stream is ~0.3 KB under tsx (esbuild's keepNames
  * gives each named closure its own property dictionary).
  */
-import { fromPromise, type AnyActorRef, type CallbackActorLogic, type EventObject } from 'xstate';
+import { fromPromise, type AnyActorRef } from 'xstate';
 import {
   subscriptionMachine,
   type ListenCommand,
@@ -29,7 +31,7 @@ import type { ResyncSnapshot, SubscriptionRef } from './messages.ts';
 import type { ListenHandle, ListenHandlers, ListenPort } from './ports.ts';
 import { fetchResyncSnapshot } from './resync-snapshot.ts';
 
-/** One stream's I/O, shared by the runs of its `listen` actor (the stream object itself implements it). */
+/** One stream's I/O (the stream object itself implements it). */
 export interface StreamIo {
   readonly port: ListenPort;
   readonly ref: SubscriptionRef;
@@ -41,43 +43,31 @@ export interface StreamIo {
 }
 
 /**
- * One run of the `listen` actor, which is also its snapshot: the wire stream
- * and the route its notifications take. What the peer sends is reported to
- * the machine; notifications go along the route the machine set. Hand-written
- * logic rather than `fromCallback`, which keeps a state object, a set of
- * receivers and three closures per run (~0.3 KB at 10,000 streams).
+ * Carries out what one stream's machine emits: the wire stream of the
+ * current `listening` run and the route its notifications take.
  */
-class ListenRun {
-  status: 'active' | 'stopped' = 'active';
-  readonly output = undefined;
-  readonly error = undefined;
+export class StreamWire {
   /** `deliver` in `active`, `hold` in `resyncing`, `none` otherwise. */
   private route: 'none' | 'deliver' | 'hold' = 'none';
   private honored: NotificationFilter = {};
   /** Events held during a resync, in order; allocated on the first one. */
   private held: [string, JsonObject][] | undefined;
   private handle: ListenHandle | undefined;
-  /** Set on start: the parent machine builds its first state (and this run) before its stream binds it. */
-  private io!: StreamIo;
+  /** The handlers of the current run; a released run's are ignored. */
+  current: ListenHandlers | undefined;
 
-  constructor(
-    private readonly self: AnyActorRef,
-    readonly input: ListenInput,
-  ) {}
+  constructor(private readonly io: StreamIo) {}
 
-  open(io: StreamIo): void {
-    this.io = io;
-    try {
-      this.handle = this.io.port.openListen(this.input.subscriptionId, this.input.filter, new ListenWire(this));
-    } catch (cause) {
-      this.sendBack({ type: 'listen.ended', cause });
-    }
-  }
-
-  command(command: ListenCommand): void {
+  perform(command: ListenCommand): void {
     switch (command.type) {
+      case 'listen.open':
+        this.open(command);
+        return;
       case 'listen.cancel':
         this.handle?.cancel();
+        return;
+      case 'listen.release':
+        this.release();
         return;
       case 'route.deliver':
         // The machine hands over the snapshot its resync actor produced.
@@ -93,25 +83,17 @@ class ListenRun {
     }
   }
 
+  /** Drops the wire stream of the current run, if any: also what a stopped actor needs. */
   release(): void {
-    this.status = 'stopped';
+    const handle = this.handle;
+    this.current = this.handle = undefined;
     this.route = 'none';
-    this.handle?.release();
+    handle?.release();
   }
 
-  /** Reports to the subscription actor until this run is stopped. */
-  sendBack(event: ListenWireEvent): void {
-    if (this.status === 'active') this.self._parent?.send(event);
-  }
-
-  /** Hands over the resync snapshot if any, flushes what was held, then delivers directly. */
-  private startDelivery(honored: NotificationFilter, resynced: ResyncSnapshot | undefined): void {
-    this.honored = honored;
-    this.route = 'deliver';
-    if (resynced) this.io.mailbox.push({ type: 'reconnected', ref: this.io.ref, snapshot: resynced });
-    const backlog = this.held;
-    this.held = undefined;
-    if (backlog) for (const [method, params] of backlog) this.notification(method, params);
+  /** Reports to the subscription actor (while it runs). */
+  report(event: ListenWireEvent): void {
+    this.io.send(event);
   }
 
   notification(method: string, params: JsonObject): void {
@@ -123,36 +105,62 @@ class ListenRun {
       else held.push([method, params]);
     }
   }
+
+  private open({ subscriptionId, filter }: ListenInput): void {
+    const handlers = new ListenRun(this, filter);
+    this.current = handlers;
+    try {
+      this.handle = this.io.port.openListen(subscriptionId, filter, handlers);
+    } catch (cause) {
+      this.report({ type: 'listen.ended', cause });
+    }
+  }
+
+  /** Hands over the resync snapshot if any, flushes what was held, then delivers directly. */
+  private startDelivery(honored: NotificationFilter, resynced: ResyncSnapshot | undefined): void {
+    this.honored = honored;
+    this.route = 'deliver';
+    if (resynced) this.io.mailbox.push({ type: 'reconnected', ref: this.io.ref, snapshot: resynced });
+    const backlog = this.held;
+    this.held = undefined;
+    if (backlog) for (const [method, params] of backlog) this.notification(method, params);
+  }
 }
 
-/** What the peer sends for one run, as the port's handlers (a snapshot cannot also have an `error` method). */
-class ListenWire implements ListenHandlers {
-  constructor(private readonly run: ListenRun) {}
+/** What the peer sends during one `listening` run, until the machine releases it. */
+class ListenRun implements ListenHandlers {
+  constructor(
+    private readonly wire: StreamWire,
+    private readonly requested: NotificationFilter,
+  ) {}
 
   notification(method: string, params: JsonObject): void {
-    this.run.notification(method, params);
+    if (this.wire.current === this) this.wire.notification(method, params);
   }
 
   acknowledged(honored: NotificationFilter): void {
     // Usually the server honors the request as sent: keep one copy of it per stream, not two.
-    const requested = this.run.input.filter;
-    this.run.sendBack({ type: 'listen.acknowledged', honored: sameFilter(honored, requested) ? requested : honored });
+    this.report({ type: 'listen.acknowledged', honored: sameFilter(honored, this.requested) ? this.requested : honored });
   }
 
   result(result: JsonObject): void {
-    this.run.sendBack({ type: 'listen.result', result });
+    this.report({ type: 'listen.result', result });
   }
 
   error(error: RpcError): void {
-    this.run.sendBack({ type: 'listen.error', error });
+    this.report({ type: 'listen.error', error });
   }
 
   cancelled(reason: string | undefined): void {
-    this.run.sendBack({ type: 'listen.cancelled', reason });
+    this.report({ type: 'listen.cancelled', reason });
   }
 
   ended(cause: unknown): void {
-    this.run.sendBack({ type: 'listen.ended', cause });
+    this.report({ type: 'listen.ended', cause });
+  }
+
+  private report(event: ListenWireEvent): void {
+    if (this.wire.current === this) this.wire.report(event);
   }
 }
 
@@ -185,25 +193,8 @@ function ioOf(child: AnyActorRef): StreamIo {
   return io;
 }
 
-const listenLogic: CallbackActorLogic<ListenCommand, ListenInput> = {
-  // The run is the actor's snapshot: a `CallbackSnapshot` with the run's state on it.
-  getInitialSnapshot: ({ self }, input) => new ListenRun(self, input),
-  start: (run, { self }) => {
-    if (run instanceof ListenRun) run.open(ioOf(self));
-  },
-  transition: (run, event) => {
-    if (!(run instanceof ListenRun)) return run;
-    // `xstate.stop` is what the machine sends when it leaves `listening`.
-    if ((event as EventObject).type === 'xstate.stop') run.release();
-    else run.command(event);
-    return run;
-  },
-  getPersistedSnapshot: (run) => run,
-};
-
 export const listenStreamMachine = subscriptionMachine.provide({
   actors: {
-    listen: listenLogic,
     resync: fromPromise<object, ResyncInput>(({ self, input, signal }) => fetchResyncSnapshot(ioOf(self).port, input.honored, signal)),
   },
 });

@@ -22,7 +22,7 @@ import { TASKS_EXTENSION } from '../protocol/versions.ts';
 import { createMailbox, DEFAULT_MAILBOX_CAP, type Mailbox, type MailboxOptions, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { ConnectionLifecycleEvent, ListenPort } from './ports.ts';
-import { bindStreamIo, listenStreamMachine, type StreamIo } from './stream-io.ts';
+import { bindStreamIo, listenStreamMachine, StreamWire, type StreamIo } from './stream-io.ts';
 
 export { HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
@@ -136,10 +136,11 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
   /** MailboxOptions: the configured cap and error report, if any. */
   readonly cap?: number;
   readonly onSubscriberError?: (error: SubscriberCallbackError) => void;
-  /** StreamIo: what the `listen` and `resync` actors use. */
+  /** StreamIo: what the wire and the `resync` actor use. */
   readonly port: ListenPort;
   readonly mailbox: Mailbox;
   readonly holdCap: number;
+  readonly #wire: StreamWire;
   /** Dropped once `acknowledged` settles: 10,000 open streams need not keep them. */
   #acknowledge: (() => void) | undefined;
   #refuse: ((error: unknown) => void) | undefined;
@@ -170,6 +171,9 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
         : { parent: hostOf(port) }),
     });
     bindStreamIo(this.actor, this);
+    this.#wire = new StreamWire(this);
+    // What the machine emits is what the wire does (the listen request goes out as the actor starts).
+    this.actor.on('*', (command) => this.#wire.perform(command));
     this.actor.subscribe(new StreamObserver(this));
     this.actor.start();
   }
@@ -208,9 +212,15 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
     if (snapshot.status === 'done') this.end(snapshot.output);
   }
 
+  releaseWire(): void {
+    this.#wire.release();
+  }
+
   end(reason: ClosedReason): void {
     if (this.#ended) return;
     this.#ended = true;
+    // A machine that errored or was stopped never left `listening`: drop the wire stream here too.
+    this.#wire.release();
     this.mailbox.close(reason);
     const refuse = this.#refuse;
     if (refuse) {
@@ -231,6 +241,11 @@ class StreamObserver {
   /** Only a bug gets here; the stream still ends with a reason. */
   error(error: unknown): void {
     this.stream.end({ type: 'shutdown', cause: error });
+  }
+
+  /** Done (already ended) or stopped from outside (a stream with its own clock or inspector). */
+  complete(): void {
+    this.stream.releaseWire();
   }
 }
 

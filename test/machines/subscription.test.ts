@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
+import { createActor, fromPromise, SimulatedClock } from 'xstate';
 import {
   subscriptionMachine,
   type ConnectionLifecycleEvent as MachineLifecycleEvent,
@@ -12,7 +12,7 @@ import type { ConnectionLifecycleEvent as PortLifecycleEvent } from '../../src/c
 
 const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a', 'file:///b'] };
 
-/** Fake actors that record what the machine asked of them; the test plays the wire. */
+/** Records what the machine emits for its I/O and fakes the resync actor; the test plays the wire. */
 function harness(ackTimeoutMs = 1_000) {
   const log: string[] = [];
   const listens: ListenInput[] = [];
@@ -21,34 +21,34 @@ function harness(ackTimeoutMs = 1_000) {
   const resyncs: { input: ResyncInput; resolve: (s: object) => void; reject: (e: unknown) => void }[] = [];
   const machine = subscriptionMachine.provide({
     actors: {
-      listen: fromCallback<ListenCommand, ListenInput>(({ input, receive }) => {
-        listens.push(input);
-        log.push(`listen.open ${String(input.subscriptionId)}`);
-        receive((command) => {
-          // The routes the machine sets on its one I/O child, logged as the route they start or stop.
-          if (command.type === 'route.deliver') {
-            deliveries.push({ honored: command.honored, resynced: command.resynced });
-            route = 'delivery';
-            log.push('delivery.start');
-          } else if (command.type === 'route.hold') {
-            route = 'holding';
-            log.push('holding.start');
-          } else if (command.type === 'route.stop') {
-            log.push(`${route}.stop`);
-            route = 'none';
-          } else {
-            log.push(command.type);
-          }
-        });
-        return () => log.push('listen.release');
-      }),
       resync: fromPromise<object, ResyncInput>(
         ({ input }) => new Promise<object>((resolve, reject) => resyncs.push({ input, resolve, reject })),
       ),
     },
   });
+  /** Plays the I/O: records what the machine asked for, under the names of the wire stream and the route it starts or stops. */
+  const perform = (command: ListenCommand): void => {
+    if (command.type === 'listen.open') {
+      listens.push({ subscriptionId: command.subscriptionId, filter: command.filter });
+      log.push(`listen.open ${String(command.subscriptionId)}`);
+    } else if (command.type === 'route.deliver') {
+      deliveries.push({ honored: command.honored, resynced: command.resynced });
+      route = 'delivery';
+      log.push('delivery.start');
+    } else if (command.type === 'route.hold') {
+      route = 'holding';
+      log.push('holding.start');
+    } else if (command.type === 'route.stop') {
+      log.push(`${route}.stop`);
+      route = 'none';
+    } else {
+      log.push(command.type);
+    }
+  };
   const clock = new SimulatedClock();
-  const actor = createActor(machine, { input: { subscriptionId: 7, requested, ackTimeoutMs }, clock }).start();
+  const actor = createActor(machine, { input: { subscriptionId: 7, requested, ackTimeoutMs }, clock });
+  actor.on('*', perform);
+  actor.start();
   const state = () => actor.getSnapshot().value;
   const output = () => actor.getSnapshot().output;
   const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
