@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { EraPreference } from '../protocol/versions.ts';
+import { DEFAULT_DEMO_INTERVAL_MS, DEFAULT_DEMO_RESTART_AFTER_MS } from '../demo/demo-defaults.ts';
 
 export class UsageError extends McpActorsError {
   override readonly name = 'UsageError';
@@ -59,7 +60,13 @@ Options:
   --json                    one JSON object per line instead of the timeline
   --inspect                 serve the live actors to the Stately inspector
   --inspect-port PORT       the inspector's port (default 8080)
-  -h, --help                this text`;
+  -h, --help                this text
+
+The demo (watch with no target):
+  MCP_ACTORS_DEMO_INTERVAL_MS        time between its changes (default ${DEFAULT_DEMO_INTERVAL_MS})
+  MCP_ACTORS_DEMO_RESTART_AFTER_MS   when its first process crashes, once (default ${DEFAULT_DEMO_RESTART_AFTER_MS}; 0: never)
+
+Exit status: 0 after Ctrl-C, 1 when the server cannot be watched or the connection ends, 2 for a bad command line.`;
 
 export const DEFAULT_INSPECT_PORT = 8080;
 

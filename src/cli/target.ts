@@ -10,10 +10,8 @@ import type { Era } from '../protocol/versions.ts';
 import { httpTransport } from '../transport/http.ts';
 import { stdioTransport, type StdioClientTransport, type StdioTransportOptions } from '../transport/stdio.ts';
 import type { ClientTransport, TransportEvents, TransportFactory } from '../transport/transport.ts';
+import { DEFAULT_DEMO_RESTART_AFTER_MS } from '../demo/demo-defaults.ts';
 import type { WatchTarget } from './args.ts';
-
-/** How long the first demo process runs before it crashes (env MCP_ACTORS_DEMO_RESTART_AFTER_MS; 0: never). */
-export const DEFAULT_DEMO_RESTART_AFTER_MS = 9_000;
 
 const DEMO_SERVER = fileURLToPath(new URL('../demo/demo-server.ts', import.meta.url));
 /** Absolute, so the child finds tsx whatever the working directory. */

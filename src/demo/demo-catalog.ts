@@ -13,7 +13,6 @@ import { createServer, type McpServer } from '../server/index.ts';
 
 export const DEMO_CLOCK_URI = 'demo://clock';
 export const DEMO_README_URI = 'demo://readme';
-export const DEFAULT_DEMO_INTERVAL_MS = 2_000;
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 

@@ -10,7 +10,8 @@
  * Exits 0 when stdin ends or on SIGTERM.
  */
 import { parseArgs } from 'node:util';
-import { createDemoServer, DEFAULT_DEMO_INTERVAL_MS } from './demo-catalog.ts';
+import { createDemoServer } from './demo-catalog.ts';
+import { DEFAULT_DEMO_INTERVAL_MS } from './demo-defaults.ts';
 
 const EXIT_TEMPFAIL = 75;
 
