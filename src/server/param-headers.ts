@@ -4,45 +4,18 @@
  * the root through `properties` keys only. A tools/call over HTTP must then
  * carry the matching header for every marked argument present in the body,
  * with the same value (after Base64 sentinel decoding), or it is refused
- * with HeaderMismatch.
+ * with HeaderMismatch. Finding the marked arguments is shared with the
+ * client transport (src/protocol/param-headers.ts).
  */
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { markedParameters, valueAtPath } from '../protocol/param-headers.ts';
 import { HeaderMismatchError } from './errors.ts';
-
-interface MarkedParameter {
-  header: string;
-  path: string[];
-}
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Every `x-mcp-header` reachable through `properties` keys, with its property path. */
-export function markedParameters(schema: JsonObject, path: string[] = []): MarkedParameter[] {
-  const found: MarkedParameter[] = [];
-  const marker = schema['x-mcp-header'];
-  if (typeof marker === 'string' && path.length > 0) found.push({ header: marker, path });
-  if (isObject(schema.properties)) {
-    for (const [key, child] of Object.entries(schema.properties)) {
-      if (isObject(child)) found.push(...markedParameters(child, [...path, key]));
-    }
-  }
-  return found;
-}
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
 
 export function decodeHeaderValue(value: string): string {
   const match = SENTINEL.exec(value);
   return match ? Buffer.from(match[1]!, 'base64').toString('utf8') : value;
-}
-
-function valueAt(args: JsonObject, path: string[]): unknown {
-  let current: unknown = args;
-  for (const key of path) {
-    if (!isObject(current)) return undefined;
-    current = current[key];
-  }
-  return current;
 }
 
 function sameValue(header: string, value: unknown): boolean {
@@ -55,7 +28,7 @@ function sameValue(header: string, value: unknown): boolean {
 /** The mismatch when a marked argument's header is missing or differs, else undefined. */
 export function paramHeaderMismatch(schema: JsonObject, args: JsonObject, header: (name: string) => string | undefined): HeaderMismatchError | undefined {
   for (const { header: name, path } of markedParameters(schema)) {
-    const value = valueAt(args, path);
+    const value = valueAtPath(args, path);
     const raw = header(`mcp-param-${name.toLowerCase()}`);
     if (value === undefined || value === null) continue;
     if (raw === undefined) return new HeaderMismatchError(`Header mismatch: Mcp-Param-${name} header is required`);

@@ -9,6 +9,10 @@
  * - Modern (2026-07-28, and the default until told otherwise, so the
  *   `server/discover` probe carries it): `MCP-Protocol-Version`,
  *   `Mcp-Method` and `Mcp-Name` on every POST; no session, no GET stream.
+ *   Every `tools/list` response teaches the transport which arguments each
+ *   tool marks with `x-mcp-header` (tools with invalid marks are dropped from
+ *   the result and reported via `error`), and a `tools/call` for a tool seen
+ *   there carries their `Mcp-Param-{Name}` headers (tool-param-headers.ts).
  * - Legacy (2025-03-26 … 2025-11-25): the `Mcp-Session-Id` minted on
  *   `initialize` and the negotiated `MCP-Protocol-Version` go on every later
  *   request, a GET stream carries unsolicited server messages once
@@ -24,12 +28,13 @@ import {
   StreamEndedError,
   TransportStartError,
 } from '../protocol/errors.ts';
-import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.ts';
+import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { readJsonFrames, readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
+import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
   DEFAULT_MAX_FRAME_BYTES,
   type ClientTransport,
@@ -82,6 +87,8 @@ class HttpClientTransport implements ClientTransport {
   private readonly requests = new Map<RequestId, AbortController>();
   /** Every open fetch, request streams and the GET stream alike, for close(). */
   private readonly streams = new Set<AbortController>();
+  /** The `x-mcp-header` arguments of the tools listed so far (modern era). */
+  private readonly toolParams = new ToolParamHeaders();
   private readonly fetch: typeof fetch;
   private readonly maxFrameBytes: number;
 
@@ -150,7 +157,7 @@ class HttpClientTransport implements ClientTransport {
       }
       return;
     }
-    void this.readResponse(response, request.id, controller);
+    void this.readResponse(response, request, controller);
   }
 
   abortRequest(id: RequestId): boolean {
@@ -179,14 +186,16 @@ class HttpClientTransport implements ClientTransport {
     }
   }
 
-  /** Delivers one request's response body; reports the stream ended if it held no response for `id`. */
-  private async readResponse(response: Response, id: RequestId, controller: AbortController): Promise<void> {
+  /** Delivers one request's response body; reports the stream ended if it held no response to the request. */
+  private async readResponse(response: Response, request: JsonRpcRequest, controller: AbortController): Promise<void> {
+    const { id } = request;
     let answered = false;
     const deliver = (frame: ClassifiedFrame): FrameVerdict => {
       if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
       if (frame.kind === 'response' && frame.message.id === id) {
         answered = true;
         if (this.protocol.era === 'legacy') this.session.noteFrame(frame, this.protocol.version);
+        else if (request.method === 'tools/list') frame = { kind: 'response', message: this.learnTools(frame.message) };
       }
       this.events?.frame(frame);
       return answered ? 'stop' : 'continue';
@@ -250,6 +259,14 @@ class HttpClientTransport implements ClientTransport {
     if (!controller.signal.aborted) this.fail(new GetStreamEndedError({ cause }));
   }
 
+  /** Remembers the listed tools' marked arguments; reports and drops tools whose marks are invalid. */
+  private learnTools(response: JsonRpcResponse): JsonRpcResponse {
+    if (!('result' in response)) return response;
+    const { result, rejected } = this.toolParams.learn(response.result);
+    for (const error of rejected) this.events?.error(error);
+    return result === response.result ? response : { ...response, result };
+  }
+
   private postHeaders(message: JsonRpcMessage): Headers {
     const headers = this.protocol.era === 'modern' ? this.baseHeaders() : this.session.apply(this.baseHeaders());
     headers.set('content-type', 'application/json');
@@ -257,6 +274,9 @@ class HttpClientTransport implements ClientTransport {
     if (this.protocol.era === 'modern') {
       headers.set('mcp-protocol-version', this.protocol.version);
       for (const [name, value] of Object.entries(modernMessageHeaders(message))) headers.set(name, value);
+      if (isRequest(message) && message.method === 'tools/call') {
+        for (const [name, value] of this.toolParams.headersFor(message.params)) headers.set(name, value);
+      }
     }
     return headers;
   }

@@ -1,7 +1,8 @@
 /**
  * The request metadata headers of Streamable HTTP (2026-07-28): the body's
  * method and target name mirrored into `Mcp-Method` / `Mcp-Name`, with the
- * spec's Base64 sentinel for values that are not safe plain ASCII.
+ * spec's Base64 sentinel for values that are not safe plain ASCII, and the
+ * values of `Mcp-Param-{Name}` headers.
  */
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 
@@ -39,4 +40,16 @@ export function modernMessageHeaders(message: JsonRpcMessage): Record<string, st
   const target = field === undefined ? undefined : message.params?.[field];
   if (typeof target === 'string') headers['mcp-name'] = encodeHeaderValue(target);
   return headers;
+}
+
+/**
+ * An `Mcp-Param-{Name}` value: strings as `encodeHeaderValue` gives them,
+ * integers in decimal, booleans as `true` / `false`; undefined for anything
+ * else (null, objects), whose header is omitted.
+ */
+export function paramHeaderValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return encodeHeaderValue(value);
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
 }

@@ -14,6 +14,7 @@ import type { JsonObject, JsonRpcRequest, RequestId } from '../../src/protocol/j
 import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
 import { httpTransport, type HttpTransportOptions } from '../../src/transport/http.ts';
 import { SseFrameSplitter } from '../../src/transport/sse-stream.ts';
+import { InvalidToolHeaderAnnotationError } from '../../src/transport/tool-param-headers.ts';
 import type { ClientTransport } from '../../src/transport/transport.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { RecordingEvents, resultOf } from './recording-events.ts';
@@ -209,6 +210,67 @@ describe('http transport, wire details (scripted peers)', () => {
       expect(headers).toMatchObject({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer t' });
       expect(headers['mcp-session-id']).toBeUndefined();
     }
+  });
+
+  it('learns x-mcp-header arguments from tools/list (dropping and reporting invalid tools) and sends Mcp-Param headers on tools/call', async () => {
+    const sql = {
+      name: 'sql',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          region: { type: 'string', 'x-mcp-header': 'Region' },
+          limit: { type: 'integer', 'x-mcp-header': 'Limit' },
+          dry: { type: ['boolean', 'null'], 'x-mcp-header': 'Dry-Run' },
+          tenant: { type: 'object', properties: { id: { type: 'string', 'x-mcp-header': 'Tenant' } } },
+          query: { type: 'string' },
+        },
+      },
+    };
+    const broken = { name: 'broken', inputSchema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Tag' } } } } };
+    const greet = { name: 'greet', inputSchema: { type: 'object', properties: { text: { type: 'string', 'x-mcp-header': 'Text' } } } };
+    const received: Array<{ id: RequestId; params: Record<string, string | string[] | undefined> }> = [];
+    const url = await scriptedServer((headers, body, res) => {
+      const { id, method, params } = JSON.parse(body) as JsonRpcRequest;
+      received.push({ id, params: Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith('mcp-param-'))) });
+      if (method === 'tools/list' && params?.cursor === undefined) {
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [sql, broken], nextCursor: 'p2' } }));
+      }
+      // The second page comes on an SSE stream: both response shapes are read the same way.
+      const result = method === 'tools/list' ? { tools: [greet] } : { content: [] };
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+    });
+    const { transport, events } = await open({ url });
+    const call = async (id: RequestId, name: string, args: JsonObject) => {
+      await transport.send(modernRequest(id, 'tools/call', { name, arguments: args }));
+      await events.response(id);
+      return received.find((entry) => entry.id === id)?.params;
+    };
+    // Not listed yet: nothing to mirror.
+    expect(await call('before', 'sql', { region: 'us-west1' })).toEqual({});
+
+    await transport.send(modernRequest('page-1', 'tools/list'));
+    expect(resultOf(await events.response('page-1'))).toEqual({ tools: [sql], nextCursor: 'p2' });
+    expect(events.errors).toHaveLength(1);
+    expect(events.errors[0]).toBeInstanceOf(InvalidToolHeaderAnnotationError);
+    expect(events.errors[0]).toMatchObject({ tool: 'broken', code: 'invalid_tool_header_annotation', reason: expect.stringMatching(/\/properties\/tags\/items is not reachable/) });
+    await transport.send(modernRequest('page-2', 'tools/list', { cursor: 'p2' }));
+    expect(resultOf(await events.response('page-2'))).toEqual({ tools: [greet] });
+
+    expect(await call('full', 'sql', { region: 'us-west1', limit: -7, dry: false, tenant: { id: 'Hello, 世界' }, query: 'q' })).toEqual({
+      'mcp-param-region': 'us-west1',
+      'mcp-param-limit': '-7',
+      'mcp-param-dry-run': 'false',
+      'mcp-param-tenant': '=?base64?SGVsbG8sIOS4lueVjA==?=',
+    });
+    // Absent and null arguments: no header.
+    expect(await call('sparse', 'sql', { region: ' padded ', dry: null, query: 'q' })).toEqual({ 'mcp-param-region': '=?base64?IHBhZGRlZCA=?=' });
+    expect(await call('newline', 'greet', { text: 'line1\nline2' })).toEqual({ 'mcp-param-text': '=?base64?bGluZTEKbGluZTI=?=' });
+    expect(await call('sentinel', 'greet', { text: '=?base64?literal?=' })).toEqual({ 'mcp-param-text': '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=' });
+    expect(await call('rejected', 'broken', { tags: ['a'] })).toEqual({});
+    // Legacy HTTP has no x-mcp-header: nothing is mirrored there.
+    transport.setProtocol({ era: 'legacy', version: '2025-11-25' });
+    expect(await call('legacy', 'sql', { region: 'us-west1' })).toEqual({});
+    expect(events.errors).toHaveLength(1);
   });
 
   it('legacy: no version header on initialize, then the minted session id and the negotiated version on every request, GET and DELETE', async () => {
