@@ -58,7 +58,16 @@ export class StreamWire {
 
   constructor(private readonly io: StreamIo) {}
 
+  /** Runs inside the actor's emit, where a throw would only be reported as unhandled: a failure ends the wire stream instead. */
   perform(command: ListenCommand): void {
+    try {
+      this.carryOut(command);
+    } catch (cause) {
+      this.report({ type: 'listen.ended', cause });
+    }
+  }
+
+  private carryOut(command: ListenCommand): void {
     switch (command.type) {
       case 'listen.open':
         this.open(command);

@@ -231,6 +231,25 @@ describe('openSubscription: opening', () => {
     await expect(stream.acknowledged).rejects.toMatchObject({ reason: { type: 'remote' }, cause: failure });
   });
 
+  it('a wire cancel that throws still closes the stream as local, and the release still happens', async () => {
+    const port = new FakeListenPort();
+    const open = port.openListen.bind(port);
+    const failure = new Error('transport gone');
+    port.openListen = (id, requested, handlers) => {
+      const handle = open(id, requested, handlers);
+      return {
+        cancel: () => {
+          throw failure;
+        },
+        release: handle.release,
+      };
+    };
+    const { stream } = await opened(port);
+    stream.close();
+    await expect(stream.closed).resolves.toEqual({ type: 'local' });
+    expect(port.streams[0]?.released).toBe(true);
+  });
+
   it('delivers nothing the server sends before the ack', async () => {
     const port = new FakeListenPort();
     const { callback, got } = recordingCallback();
