@@ -1,12 +1,13 @@
 /**
- * The I/O bridge of one modern-era listen stream: it provides the actors of
- * machines/subscription.machine.ts on top of a ListenPort and a mailbox, and
- * hands the owner a `ListenStream`.
+ * One modern-era listen stream: a subscription actor
+ * (machines/subscription.machine.ts) whose emitted commands a `StreamWire`
+ * (stream-io.ts) carries out on a ListenPort and a mailbox, handed to the
+ * owner as a `ListenStream`.
  *
  * The hot path stays out of the machine: the port calls the `notification`
- * handler, which calls whatever route the machine's current state installed
- * (a filter check and a mailbox push in `active`, a holding buffer in
- * `resyncing`, nothing otherwise). Only lifecycle facts become events.
+ * handler, which follows whatever route the machine last set (a filter
+ * check and a mailbox push in `active`, a holding buffer in `resyncing`,
+ * nothing otherwise). Only lifecycle facts become events.
  *
  * The owner (the client) must feed every ConnectionLifecycleEvent to
  * `stream.handleLifecycle` for as long as `stream.closed` is pending.
