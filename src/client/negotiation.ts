@@ -50,7 +50,10 @@ export const modernEnvelope = (clientInfo: Implementation, capabilities: JsonObj
 /** Modern errors a server returns when it does speak 2026-07-28 but refuses the request as sent. */
 const MODERN_REFUSALS: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
 
-type ProbeVerdict = { kind: 'modern'; result: JsonObject } | { kind: 'legacy'; evidence: string } | { kind: 'error'; error: Error };
+type ProbeVerdict =
+  | { kind: 'modern'; result: JsonObject }
+  | { kind: 'legacy'; evidence: string; unanswered?: true }
+  | { kind: 'error'; error: Error };
 
 const listsModern = (data: unknown): boolean => {
   const supported = (data as { supported?: unknown } | undefined)?.supported;
@@ -84,7 +87,9 @@ export function judgeProbe(outcome: { result: JsonObject } | { error: unknown },
     if ([400, 404, 405].includes(error.status)) return { kind: 'legacy', evidence: `HTTP ${error.status} to server/discover` };
     return failed(`server/discover failed: ${error.message}`);
   }
-  if (error instanceof RequestTimeoutError && transportKind !== 'http') return { kind: 'legacy', evidence: 'no answer to server/discover' };
+  if (error instanceof RequestTimeoutError && transportKind !== 'http') {
+    return { kind: 'legacy', evidence: 'no answer to server/discover', unanswered: true };
+  }
   return failed(`server/discover failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
@@ -121,20 +126,29 @@ async function initialize(wire: NegotiationWire, options: NegotiationOptions): P
   return negotiated('legacy', version, result);
 }
 
+async function probe(wire: NegotiationWire, options: NegotiationOptions, timeoutMs: number): Promise<ProbeVerdict> {
+  wire.setProtocol({ era: 'modern', version: MODERN_VERSION });
+  const outcome = await wire
+    .request('server/discover', { _meta: modernEnvelope(options.clientInfo, options.capabilities) }, timeoutMs)
+    .then((result) => ({ result }), (error: unknown) => ({ error }));
+  return judgeProbe(outcome, wire.transportKind);
+}
+
 /** Negotiates the era on a freshly opened transport. */
 export async function negotiate(wire: NegotiationWire, options: NegotiationOptions): Promise<Negotiated> {
   if (options.era === 'legacy') return initialize(wire, options);
-  wire.setProtocol({ era: 'modern', version: MODERN_VERSION });
-  const outcome = await wire
-    .request('server/discover', { _meta: modernEnvelope(options.clientInfo, options.capabilities) }, options.probeTimeoutMs)
-    .then((result) => ({ result }), (error: unknown) => ({ error }));
-  const verdict = judgeProbe(outcome, wire.transportKind);
+  const verdict = await probe(wire, options, options.probeTimeoutMs);
   if (verdict.kind === 'error') throw verdict.error;
-  if (verdict.kind === 'legacy') {
-    if (options.era === 'modern') {
-      throw new NegotiationError(`era pinned to modern, but the server is legacy (${verdict.evidence})`);
-    }
-    return initialize(wire, options);
+  if (verdict.kind === 'modern') return negotiated('modern', MODERN_VERSION, verdict.result);
+  if (options.era === 'modern') throw new NegotiationError(`era pinned to modern, but the server is legacy (${verdict.evidence})`);
+  try {
+    return await initialize(wire, options);
+  } catch (error) {
+    // A probe that went unanswered may have met a modern server still starting up, which then refuses
+    // initialize: ask once more, with the patience of an ordinary request.
+    if (!verdict.unanswered || !(error instanceof NegotiationError)) throw error;
+    const again = await probe(wire, options, options.requestTimeoutMs);
+    if (again.kind !== 'modern') throw error;
+    return negotiated('modern', MODERN_VERSION, again.result);
   }
-  return negotiated('modern', MODERN_VERSION, verdict.result);
 }

@@ -74,6 +74,15 @@ describe('malformed frames from the peer', () => {
   });
 });
 
+describe('a modern peer slower than the probe', () => {
+  it('is still found modern: initialize is refused, and a patient second probe answers', async () => {
+    const slow = createClient({ transport: scriptedStdio(['--era', 'modern', '--discover-delay', '150']).factory, probeTimeoutMs: 50 });
+    await slow.connect();
+    expect(slow.era).toBe('modern');
+    await slow.disconnect();
+  });
+});
+
 describe('a peer that speaks neither era', () => {
   it('fails to connect with a NegotiationError', async () => {
     const neither = createClient({ transport: scriptedStdio(['--era', 'none']).factory });
