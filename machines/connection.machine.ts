@@ -59,13 +59,28 @@ export type ConnectionEvent =
   | { type: 'shutdown'; cause: unknown }
   | TransportNotice;
 
-export type ConnectionEmitted =
-  | { type: 'connection.ready'; era: Era; generation: number; negotiated: Negotiated }
+/** The lifecycle facts the actors built on a connection (streams, listeners, the cache) react to. */
+export type ConnectionLifecycleEvent =
+  /** Negotiated (first time or after a reconnect); `generation` grows by one per successful negotiation. */
+  | { type: 'connection.ready'; era: Era; generation: number }
+  /** The transport dropped; the connection is reconnecting. */
   | { type: 'connection.lost'; cause: unknown }
-  | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
+  /** A reconnect negotiated the other era. Sent before the matching `connection.ready`. */
   | { type: 'connection.era_changed'; from: Era; to: Era }
-  | { type: 'connection.failed'; cause: unknown }
+  /** The connection ended for good. */
   | { type: 'connection.closed'; reason: ConnectionClosedReason };
+
+const LIFECYCLE_TYPES: ReadonlySet<string> = new Set(['connection.ready', 'connection.lost', 'connection.era_changed', 'connection.closed']);
+
+export const isLifecycleEvent = <E extends { type: string }>(event: E): event is E & ConnectionLifecycleEvent =>
+  LIFECYCLE_TYPES.has(event.type);
+
+/** Everything the connection emits: the lifecycle facts plus what only its owner and users see. */
+export type ConnectionEmitted =
+  | (Extract<ConnectionLifecycleEvent, { type: 'connection.ready' }> & { negotiated: Negotiated })
+  | Exclude<ConnectionLifecycleEvent, { type: 'connection.ready' }>
+  | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
+  | { type: 'connection.failed'; cause: unknown };
 
 export const connectionMachine = setup({
   types: {

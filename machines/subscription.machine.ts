@@ -26,22 +26,13 @@
  * In `opening`, `reopening` and `paused` no route is set: nothing is delivered.
  */
 import { assign, emit, fromPromise, setup } from 'xstate';
-import type { ClosedReason, ConnectionClosedReason } from './closed-reason.ts';
-import type { Era } from './era.ts';
+import type { ClosedReason } from './closed-reason.ts';
+import type { ConnectionLifecycleEvent } from './connection.machine.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
 import { HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from './subscription-errors.ts';
 
 export type SubscriptionId = string | number;
 
-/**
- * Identical to `ConnectionLifecycleEvent` in src/client/ports.ts, which a
- * machine may not import; test/machines/subscription.test.ts pins the two equal.
- */
-export type ConnectionLifecycleEvent =
-  | { type: 'connection.ready'; era: Era; generation: number }
-  | { type: 'connection.lost'; cause: unknown }
-  | { type: 'connection.era_changed'; from: Era; to: Era }
-  | { type: 'connection.closed'; reason: ConnectionClosedReason };
 
 /** What the I/O reports from the wire (notifications take the route instead). */
 export type ListenWireEvent =

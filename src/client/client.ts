@@ -5,6 +5,7 @@
  */
 import { toPromise } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
+import { isLifecycleEvent } from '../../machines/connection.machine.ts';
 import { NotConnectedError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
@@ -18,7 +19,7 @@ import {
   type SubscribeNotificationsOptions,
 } from './listeners.ts';
 import type { Subscriber } from './mailbox.ts';
-import type { ConnectionLifecycleEvent, Inspect, RequestOptions } from './ports.ts';
+import type { Inspect, RequestOptions } from './ports.ts';
 import {
   createListenStream,
   type IterableListenStream,
@@ -32,8 +33,6 @@ export interface ClientOptions extends ConnectionOptions {
 }
 export type ClientEvent = ConnectionNotice;
 
-const LIFECYCLE: ReadonlySet<string> = new Set(['connection.ready', 'connection.lost', 'connection.era_changed', 'connection.closed']);
-const isLifecycle = (event: ClientEvent): event is ClientEvent & ConnectionLifecycleEvent => LIFECYCLE.has(event.type);
 
 export class McpClient {
   readonly connection: Connection;
@@ -52,7 +51,7 @@ export class McpClient {
       ...(options.inspect ? { inspect: options.inspect } : {}),
     });
     this.connection.onNotice((event) => {
-      if (!isLifecycle(event)) return;
+      if (!isLifecycleEvent(event)) return;
       this.#listeners.handleLifecycle(event);
       for (const stream of this.#streams) stream.handleLifecycle(event);
     });
@@ -196,6 +195,7 @@ export class McpClient {
   listen(filter: unknown, subscriber: 'iterator', options?: ListenOptions): Promise<IterableListenStream>;
   listen(filter: unknown, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
   async listen(filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
+    this.#assertReady('subscriptions/listen');
     const stream = createListenStream(this.connection, filter, subscriber, {
       ...(this.#options.mailboxCap !== undefined ? { mailboxCap: this.#options.mailboxCap } : {}),
       ...(this.#options.inspect ? { inspect: this.#options.inspect } : {}),
@@ -214,8 +214,14 @@ export class McpClient {
    */
   subscribeNotifications(filter: unknown, subscriber: 'iterator', options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
   subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
-  subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef> {
+  async subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef> {
+    this.#assertReady('subscribeNotifications');
     return this.#listeners.subscribeNotifications(filter, subscriber, options);
+  }
+
+  /** Opening a stream or a listener is a request: while not connected it fails fast, as requests do. */
+  #assertReady(operation: string): void {
+    if (!this.connection.ready) throw new NotConnectedError(this.state, operation);
   }
 
   /** Removes a listener and releases the URIs it acquired; an unknown reference rejects with ListenerNotFoundError. */

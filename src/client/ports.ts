@@ -4,22 +4,12 @@
  * these; the actors' I/O bridges in src/ call them. Nothing here is public API.
  */
 import type { InspectionEvent, Observer } from 'xstate';
-import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
 import type { FilterError, NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import type { HttpStatusError, RpcError } from '../protocol/errors.ts';
 import type { Era } from '../protocol/versions.ts';
 
-/** Lifecycle facts the connection broadcasts to every actor that depends on it. */
-export type ConnectionLifecycleEvent =
-  /** Negotiated (first time or after a reconnect); `generation` grows by one per successful negotiation. */
-  | { type: 'connection.ready'; era: Era; generation: number }
-  /** The transport dropped; the connection is reconnecting. */
-  | { type: 'connection.lost'; cause: unknown }
-  /** A reconnect negotiated the other era. Sent before the matching `connection.ready`. */
-  | { type: 'connection.era_changed'; from: Era; to: Era }
-  /** The connection ended for good. */
-  | { type: 'connection.closed'; reason: ConnectionClosedReason };
+export type { ConnectionLifecycleEvent } from '../../machines/connection.machine.ts';
 
 export interface RequestOptions {
   signal?: AbortSignal;

@@ -110,3 +110,12 @@ describe('listen streams an HTTP server refuses or ends', () => {
     expect(events).not.toContain('connection.lost');
   });
 });
+
+describe('opening streams and listeners while not connected', () => {
+  it('listen and subscribeNotifications fail fast with NotConnectedError, as requests do', async () => {
+    const client = createClient({ transport: officialStdio().factory });
+    clients.push(client);
+    await expect(client.listen({ toolsListChanged: true }, () => {})).rejects.toBeInstanceOf(NotConnectedError);
+    await expect(client.subscribeNotifications({ toolsListChanged: true }, () => {})).rejects.toBeInstanceOf(NotConnectedError);
+  });
+});

@@ -1,14 +1,12 @@
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, SimulatedClock } from 'xstate';
 import {
   subscriptionMachine,
-  type ConnectionLifecycleEvent as MachineLifecycleEvent,
   type ListenCommand,
   type ListenInput,
   type ResyncInput,
 } from '../../machines/subscription.machine.ts';
 import { HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from '../../machines/subscription-errors.ts';
-import type { ConnectionLifecycleEvent as PortLifecycleEvent } from '../../src/client/ports.ts';
 
 const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a', 'file:///b'] };
 
@@ -325,11 +323,5 @@ describe('subscription machine: connection closed', () => {
     const h = harness();
     h.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
     expect(h.output()).toEqual({ type: 'disconnected' });
-  });
-});
-
-describe('subscription machine: lifecycle event type', () => {
-  it('is identical to the ports ConnectionLifecycleEvent', () => {
-    expectTypeOf<MachineLifecycleEvent>().toEqualTypeOf<PortLifecycleEvent>();
   });
 });
