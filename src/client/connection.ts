@@ -1,8 +1,9 @@
 /**
  * The connection's I/O: it provides the connection machine's transport and
  * negotiation actors, correlates requests with responses, and hands inbound
- * frames to the router. Lifecycle decisions stay in the machine; this class
- * only reads the machine's state (ready or not) and reports what happens.
+ * frames to the router and the listen routes. Lifecycle decisions stay in
+ * the machine; this class mirrors whether it is ready (for the hot path)
+ * and reports to it what the wire shows.
  */
 import { createActor, fromCallback, fromPromise, type Actor, type ActorOptions } from 'xstate';
 import {
@@ -14,7 +15,6 @@ import {
 } from '../../machines/connection.machine.ts';
 import {
   ConnectionLostError,
-  HttpStatusError,
   NotConnectedError,
   RequestAbortedError,
   RequestTimeoutError,
@@ -24,7 +24,6 @@ import {
 } from '../protocol/errors.ts';
 import {
   ErrorCode,
-  isFailure,
   type ClassifiedFrame,
   type JsonObject,
   type JsonRpcMessage,
@@ -36,6 +35,7 @@ import type { NotificationFilter } from '../protocol/filter.ts';
 import { type Era, type EraPreference, type Implementation } from '../protocol/versions.ts';
 import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../transport/transport.ts';
 import { InboundRouter } from './inbound-router.ts';
+import { ListenRoutes } from './listen-routes.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS, modernEnvelope, negotiate } from './negotiation.ts';
 import { PendingRequests } from './pending-requests.ts';
 import type { Inspect, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
@@ -82,6 +82,7 @@ export class Connection implements ListenPort {
   readonly router: InboundRouter;
   readonly #options: Required<Pick<ConnectionOptions, 'era' | 'clientInfo' | 'capabilities' | 'requestTimeoutMs' | 'probeTimeoutMs'>>;
   readonly #pending = new PendingRequests();
+  readonly #listenRoutes: ListenRoutes;
   readonly #listeners = new Set<(notice: ConnectionNotice) => void>();
   #transport: ClientTransport | undefined;
   #negotiated: Negotiated | undefined;
@@ -97,6 +98,15 @@ export class Connection implements ListenPort {
       probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     };
     this.router = new InboundRouter((error) => this.#report(error));
+    this.#listenRoutes = new ListenRoutes(this.router.streams, {
+      readyTransport: () => (this.#ready ? this.#transport : undefined),
+      transport: () => this.#transport,
+      withEnvelope: (params) => this.#withEnvelope(params) ?? params,
+      send: (message) => this.#send(message),
+      report: (error) => this.#report(error),
+      notConnected: () => new NotConnectedError(this.stateName(), 'subscriptions/listen'),
+      peerAnswers: () => this.#peerAnswers(),
+    });
     const machine = connectionMachine.provide({
       actors: {
         transport: fromCallback(({ sendBack }) => {
@@ -199,38 +209,7 @@ export class Connection implements ListenPort {
   }
 
   openListen(id: RequestId, filter: NotificationFilter, handlers: ListenHandlers): ListenHandle {
-    this.router.streams.set(id, handlers);
-    const transport = this.#transport;
-    let open = true;
-    // Methods, not arrow properties: one handle per open stream, and under tsx each named arrow costs ~0.3 KB more.
-    const connection = this;
-    const handle: ListenHandle = {
-      release() {
-        if (open && connection.router.streams.get(id) === handlers) connection.router.streams.delete(id);
-        open = false;
-      },
-      cancel() {
-        if (!open) return;
-        handle.release();
-        if (connection.#transport !== transport || !transport || transport.abortRequest(id)) return;
-        connection
-          .#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client closed the stream' } })
-          .catch((error: unknown) => connection.#report(error as Error));
-      },
-    };
-    if (!this.#ready || !transport) {
-      queueMicrotask(() => open && handlers.ended(new NotConnectedError(this.stateName(), 'subscriptions/listen')));
-    } else {
-      const params = this.#withEnvelope({ notifications: filter as JsonObject })!;
-      transport.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }).catch((error: unknown) => {
-        if (!open) return;
-        if (!(error instanceof HttpStatusError)) return this.#listenEndedUnanswered(id, handlers, error);
-        // The server answered the listen with an HTTP error: it refused the stream.
-        handle.release();
-        handlers.error(error.rpcError ? new RpcError(error.rpcError, 'subscriptions/listen') : error);
-      });
-    }
-    return handle;
+    return this.#listenRoutes.open(id, filter, handlers);
   }
 
   /** The machine's state as a dotted name, for errors and display. */
@@ -292,35 +271,15 @@ export class Connection implements ListenPort {
   }
 
   #onResponse(response: JsonRpcResponse): void {
-    const stream = response.id === null ? undefined : this.router.streams.get(response.id);
-    if (stream) {
-      this.router.streams.delete(response.id!);
-      if (isFailure(response)) stream.error(new RpcError(response.error, 'subscriptions/listen'));
-      else stream.result(response.result);
-      return;
-    }
+    if (this.#listenRoutes.answer(response)) return;
     if (!this.#pending.resolve(response)) this.#report(new UnexpectedResponseError(response));
   }
 
   #onStreamEnded(id: RequestId, error: StreamEndedError): void {
-    const stream = this.router.streams.get(id);
-    if (stream) return this.#listenEndedUnanswered(id, stream, error);
-    this.#pending.fail(id, error);
+    if (!this.#listenRoutes.streamEnded(id, error)) this.#pending.fail(id, error);
   }
 
-  /**
-   * A listen stream's own response stream ended, or could not be sent, with
-   * no answer. Whether that is the server going away or the server dropping
-   * this one stream is a question for the server: an answered probe means
-   * it is there, so the stream alone ended; a failed probe is a lost
-   * transport, which the connection machine turns into a reconnect (and
-   * every stream into a pause) or a close.
-   */
-  #listenEndedUnanswered(id: RequestId, stream: ListenHandlers, cause: unknown): void {
-    if (this.router.streams.get(id) === stream) this.router.streams.delete(id);
-    void this.#peerAnswers().then((answers) => answers && stream.ended(cause));
-  }
-
+  /** Asks the peer whether it is there: any answer says yes; anything else is a lost transport, told to the machine. */
   async #peerAnswers(): Promise<boolean> {
     if (!this.#ready) return false;
     try {
