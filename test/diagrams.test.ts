@@ -70,9 +70,9 @@ describe('toMermaid', () => {
     expect(toMermaid(door)).toBe(
       [
         'stateDiagram-v2',
-        '  state "door<br/>break → broken" as door {',
+        '  state "door · break → broken" as door {',
         '    [*] --> door_closed',
-        '    state "closed<br/>invoke sensor<br/>on knock" as door_closed {',
+        '    state "closed · invoke sensor · on knock" as door_closed {',
         '      [*] --> door_closed_unlocked',
         '      state "unlocked" as door_closed_unlocked',
         '      state "locked" as door_closed_locked',
@@ -110,15 +110,27 @@ describe('toMermaid', () => {
     expect(edge).toBeGreaterThan(lines.lastIndexOf('  }'));
   });
 
-  it('labels numeric delays in milliseconds and inline guards by name', () => {
+  it('labels numeric delays in milliseconds and inline guards by name, one edge per source and target', () => {
     const timer = setup({}).createMachine({
       id: 'timer',
       initial: 'waiting',
       states: { waiting: { after: { 250: 'done' }, always: { guard: function ready() { return false; }, target: 'done' } }, done: { type: 'final' } },
     });
     const text = toMermaid(timer);
-    expect(text).toContain('timer_waiting --> timer_done : after(250ms)');
-    expect(text).toContain('timer_waiting --> timer_done : always [ready]');
+    expect(text).toContain('timer_waiting --> timer_done : after(250ms)<br/>always [ready]');
+    expect(text.match(/timer_waiting -->/g)).toHaveLength(1);
+  });
+
+  it('keeps composite headers to one line, grouping inner transitions by destination', () => {
+    const hall = setup({
+      types: { events: {} as { type: 'close' } | { type: 'stop' } | { type: 'ping' } | { type: 'pong' } },
+    }).createMachine({
+      id: 'hall',
+      initial: 'open',
+      on: { close: '.shut', stop: '.shut', ping: {}, pong: {} },
+      states: { open: {}, shut: {} },
+    });
+    expect(toMermaid(hall).split('\n')[1]).toBe('  state "hall · close, stop → shut · on ping, pong" as hall {');
   });
 
   it('names composite guards recursively', () => {

@@ -11,7 +11,11 @@
  *   of that block's state; every other edge is written at the top level;
  * - composite states cannot carry description lines, so what happens inside a
  *   composite without leaving it (invoked actors, targetless transitions,
- *   transitions into its own descendants) is appended to its label.
+ *   transitions into its own descendants) is appended to its label on the same
+ *   line: Mermaid sizes a composite's header for one line, so extra lines would
+ *   spill into the body under the initial-state dot;
+ * - transitions sharing source and target are drawn as one edge with a line
+ *   per trigger, since parallel edges get overlapping labels.
  * Output depends only on the machine's definition order: no timestamps.
  */
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
@@ -27,7 +31,13 @@ interface Trigger {
 interface Edge {
   source: AnyStateNode;
   target: AnyStateNode;
-  label: string;
+  labels: string[];
+}
+
+/** What a state does without leaving it: `on a, b` (targetless) or `a, b → child` (into itself). */
+interface Annotation {
+  destination: string | undefined;
+  labels: string[];
 }
 
 /** Renders `machine` as Mermaid text (without the surrounding code fence). */
@@ -41,7 +51,7 @@ export function toMermaid(machine: AnyStateMachine): string {
   renderState(machine.root, 1, ids, edges, notes, lines);
   for (const edge of edges) {
     if (sameBlock(edge)) continue;
-    lines.push(`${INDENT}${ids.get(edge.source)} --> ${ids.get(edge.target)} : ${edge.label}`);
+    lines.push(`${INDENT}${edgeLine(edge, ids)}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -73,26 +83,40 @@ const mermaidId = (text: string): string => text.replace(/[^A-Za-z0-9]/g, '_');
 const labelText = (text: string): string => text.replace(/[;#"]/g, ' ').replace(/\s+/g, ' ').trim();
 
 function collectTransitions(node: AnyStateNode, edges: Edge[], notes: Map<AnyStateNode, string[]>): void {
-  const lines: string[] = [];
-  for (const invoke of node.invoke) lines.push(`invoke ${invokeName(invoke.src, invoke.id)}`);
+  const annotations: Annotation[] = [];
+  const annotate = (destination: string | undefined, label: string): void => {
+    const same = annotations.find((annotation) => annotation.destination === destination);
+    if (same) same.labels.push(label);
+    else annotations.push({ destination, labels: [label] });
+  };
   const transitions: AnyTransitionDefinition[] = [...node.transitions.values()].flat();
   transitions.push(...(node.always ?? []));
   for (const transition of transitions) {
     const trigger = triggerOf(node, transition);
     const label = labelText(trigger.guard ? `${trigger.event} [${trigger.guard}]` : trigger.event);
     const targets = transition.target ?? [];
-    if (targets.length === 0) {
-      lines.push(`on ${label}`);
-      continue;
-    }
+    if (targets.length === 0) annotate(undefined, label);
     for (const target of targets as AnyStateNode[]) {
       const intoSelf = isWithin(target, node) && (node.type !== 'atomic' || target !== node);
-      if (intoSelf) lines.push(`${label} → ${target === node ? `${node.key} (re-enter)` : target.path.slice(node.path.length).join('.')}`);
-      else edges.push({ source: node, target, label });
+      if (intoSelf) annotate(target === node ? `${node.key} (re-enter)` : target.path.slice(node.path.length).join('.'), label);
+      else addEdge(edges, { source: node, target, labels: [label] });
     }
+  }
+  const lines = node.invoke.map((invoke) => `invoke ${invokeName(invoke.src, invoke.id)}`);
+  for (const { destination, labels } of annotations) {
+    lines.push(destination === undefined ? `on ${labels.join(', ')}` : `${labels.join(', ')} → ${destination}`);
   }
   if (lines.length > 0) notes.set(node, lines);
 }
+
+function addEdge(edges: Edge[], edge: Edge): void {
+  const parallel = edges.find((known) => known.source === edge.source && known.target === edge.target);
+  if (parallel) parallel.labels.push(...edge.labels);
+  else edges.push(edge);
+}
+
+const edgeLine = (edge: Edge, ids: Map<AnyStateNode, string>): string =>
+  `${ids.get(edge.source)} --> ${ids.get(edge.target)} : ${edge.labels.join('<br/>')}`;
 
 /** Whether `node` is `ancestor` or one of its descendants. */
 function isWithin(node: AnyStateNode, ancestor: AnyStateNode): boolean {
@@ -157,7 +181,7 @@ function renderState(
     for (const annotation of annotations) lines.push(`${pad}${id} : ${annotation}`);
     return;
   }
-  const title = [node.type === 'parallel' ? `${name} (parallel)` : name, ...annotations].join('<br/>');
+  const title = [node.type === 'parallel' ? `${name} (parallel)` : name, ...annotations].join(' · ');
   lines.push(`${pad}state "${title}" as ${id} {`);
   const inner = pad + INDENT;
   if (node.type === 'compound') lines.push(`${inner}[*] --> ${ids.get(node.initial.target[0] as AnyStateNode)}`);
@@ -168,7 +192,7 @@ function renderState(
   });
   for (const edge of edges) {
     if (edge.source.parent === node && sameBlock(edge)) {
-      lines.push(`${inner}${ids.get(edge.source)} --> ${ids.get(edge.target)} : ${edge.label}`);
+      lines.push(`${inner}${edgeLine(edge, ids)}`);
     }
   }
   lines.push(`${pad}}`);
