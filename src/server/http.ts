@@ -22,7 +22,11 @@ export interface HttpListenOptions {
   port?: number;
   host?: string;
   path?: string;
-  /** Exact Origins allowed; by default only loopback origins (and the server's own host). */
+  /**
+   * Exact Origins allowed. By default: loopback origins while bound to
+   * loopback; on any other bind, every request carrying an Origin is refused
+   * with 403 (DNS-rebinding protection), so list browser origins here.
+   */
   allowedOrigins?: string[];
   /** Extra Host names accepted while bound to loopback. */
   allowedHosts?: string[];

@@ -67,6 +67,17 @@ describe('DNS rebinding protection', () => {
     expect(await rawPost(port, { ...json, origin: 'https://app.example.com' }, JSON.stringify(INIT))).toBe(200);
     expect(await rawPost(port, { ...json, origin: `http://localhost:${port}` }, JSON.stringify(INIT))).toBe(403);
   });
+
+  it('on a non-loopback bind without allowedOrigins, refuses any Origin, even one matching Host (a rebound page)', async () => {
+    server = buildFixtureServer();
+    const { port } = await server.listenHttp({ port: 0, host: '0.0.0.0' });
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const body = JSON.stringify(INIT);
+    expect(await rawPost(port, { ...json, host: `evil.example:${port}`, origin: `http://evil.example:${port}` }, body)).toBe(403);
+    expect(await rawPost(port, { ...json, host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` }, body)).toBe(403);
+    // A client that sends no Origin (not a browser) is served.
+    expect(await rawPost(port, { ...json, host: `mcp.example:${port}` }, body)).toBe(200);
+  });
 });
 
 describe('bad input over HTTP', () => {
