@@ -1,15 +1,18 @@
 /**
  * One server-side `subscriptions/listen` stream (modern era).
  *
- *   acknowledging ──ack.sent──▶ open ──server.complete──▶ closing ──▶ closed
- *        │                       │                          (finish done or
- *        └──── client.cancelled / transport.closed / overflow ──▶ closed
+ *   acknowledging ──ack.sent──▶ open ──server.complete / overflow──▶ closing ──▶ closed
+ *        │                       │                          (finish done, or
+ *        │                       │                           finishTimeout)
+ *        └──── client.cancelled / transport.closed ─────────────────▶ closed
  *
  * The acknowledgment is written by the I/O side before `ack.sent`; nothing is
  * delivered on the stream until the machine is `open`, so the ack is always the
  * stream's first message. `closing` runs the injected `finish` actor, which
- * writes the `{ resultType: 'complete' }` response and waits for it to flush;
- * a client that never drains it is cut off after `finishTimeout`.
+ * writes the stream's last message (the `{ resultType: 'complete' }` response,
+ * or the slow-consumer error) and waits for it to flush; a client that never
+ * drains it is cut off after `finishTimeout`, the one timer bounding a
+ * stream's end on every transport.
  */
 import { assign, fromPromise, setup } from 'xstate';
 
@@ -18,10 +21,15 @@ export type StreamEndReason =
   | { type: 'client_cancelled' }
   /** The connection under the stream went away. */
   | { type: 'transport_closed' }
-  /** The server ended it on purpose (close(), shutdown) with a graceful completion result. */
+  /** The server ended it on purpose (close(), shutdown) and the graceful completion result was flushed. */
   | { type: 'completed' }
-  /** The client did not keep up: more than `maxPending` distinct events were waiting. */
-  | { type: 'slow_consumer'; maxPending: number };
+  /** The client did not keep up: more than `maxPending` distinct events were waiting; the error was flushed. */
+  | { type: 'slow_consumer'; maxPending: number }
+  /** The stream's last message (completion or slow-consumer error) was not flushed within finishTimeout. */
+  | { type: 'finish_timeout' };
+
+/** How the server chose to end a stream; what `finish` writes as its last message. */
+export type StreamEnding = { type: 'completed' } | { type: 'slow_consumer'; maxPending: number };
 
 export type ListenStreamEvent =
   | { type: 'ack.sent' }
@@ -36,6 +44,7 @@ export interface ListenStreamInput {
 
 interface Context {
   finishTimeoutMs: number;
+  ending: StreamEnding | undefined;
   reason: StreamEndReason | undefined;
 }
 
@@ -47,8 +56,8 @@ export const listenStreamMachine = setup({
     output: {} as StreamEndReason,
   },
   actors: {
-    /** Writes the graceful completion result and resolves once it is flushed; provided by src/server. */
-    finish: fromPromise<void, void>(async () => {}),
+    /** Writes the stream's last message and resolves once it is flushed; provided by src/server. */
+    finish: fromPromise<void, StreamEnding>(async () => {}),
   },
   delays: {
     finishTimeout: ({ context }) => context.finishTimeoutMs,
@@ -57,8 +66,11 @@ export const listenStreamMachine = setup({
     endCancelled: assign({ reason: { type: 'client_cancelled' } }),
     endTransport: assign({ reason: { type: 'transport_closed' } }),
     endCompleted: assign({ reason: { type: 'completed' } }),
-    endOverflow: assign({
-      reason: ({ event }) => ({
+    endFinished: assign({ reason: ({ context }) => context.ending }),
+    endFinishTimeout: assign({ reason: { type: 'finish_timeout' } }),
+    chooseCompletion: assign({ ending: { type: 'completed' } }),
+    chooseOverflow: assign({
+      ending: ({ event }) => ({
         type: 'slow_consumer' as const,
         maxPending: event.type === 'overflow' ? event.maxPending : 0,
       }),
@@ -66,7 +78,7 @@ export const listenStreamMachine = setup({
   },
 }).createMachine({
   id: 'listenStream',
-  context: ({ input }) => ({ finishTimeoutMs: input.finishTimeoutMs, reason: undefined }),
+  context: ({ input }) => ({ finishTimeoutMs: input.finishTimeoutMs, ending: undefined, reason: undefined }),
   initial: 'acknowledging',
   states: {
     acknowledging: {
@@ -82,13 +94,18 @@ export const listenStreamMachine = setup({
       on: {
         'client.cancelled': { target: 'closed', actions: 'endCancelled' },
         'transport.closed': { target: 'closed', actions: 'endTransport' },
-        'server.complete': 'closing',
-        overflow: { target: 'closed', actions: 'endOverflow' },
+        'server.complete': { target: 'closing', actions: 'chooseCompletion' },
+        overflow: { target: 'closing', actions: 'chooseOverflow' },
       },
     },
     closing: {
-      invoke: { src: 'finish', onDone: { target: 'closed', actions: 'endCompleted' }, onError: { target: 'closed', actions: 'endTransport' } },
-      after: { finishTimeout: { target: 'closed', actions: 'endCompleted' } },
+      invoke: {
+        src: 'finish',
+        input: ({ context }) => context.ending!,
+        onDone: { target: 'closed', actions: 'endFinished' },
+        onError: { target: 'closed', actions: 'endTransport' },
+      },
+      after: { finishTimeout: { target: 'closed', actions: 'endFinishTimeout' } },
       on: {
         'client.cancelled': { target: 'closed', actions: 'endCancelled' },
         'transport.closed': { target: 'closed', actions: 'endTransport' },

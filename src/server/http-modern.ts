@@ -93,17 +93,16 @@ function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRp
   }
   const outbox = startSse(res, core.limits.outboxHighWater);
   const stopKeepAlive = keepAlive(res, outbox, keepAliveMs);
-  const stream = core.openStream(request.id, honored, outbox, () => {
+  const cancel = () => stream.cancel();
+  const stream = core.openStream(request.id, honored, outbox, (reason) => {
     stopKeepAlive();
-    // Let the last message (completion or slow-consumer error) drain, but not
-    // forever: a client that stopped reading is cut off after finishTimeoutMs.
-    const cutOff = setTimeout(() => res.destroy(), core.limits.finishTimeoutMs);
-    void outbox.flushed().then(() => {
-      clearTimeout(cutOff);
-      res.end();
-    });
+    res.off('close', cancel);
+    // completed / slow_consumer: the last message is flushed. finish_timeout: the
+    // client stopped reading, so cut the response instead of queueing its end.
+    if (reason.type === 'completed' || reason.type === 'slow_consumer') res.end();
+    else res.destroy();
   });
-  res.on('close', () => stream.cancel());
+  res.on('close', cancel);
 }
 
 /** Modern HTTP defines no client notifications; accept them as the spec's transport mechanics say. */

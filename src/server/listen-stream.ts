@@ -6,7 +6,7 @@
  * HTTP response).
  */
 import { createActor, fromPromise, type Actor } from 'xstate';
-import { listenStreamMachine, type StreamEndReason } from '../../machines/listen-stream.machine.ts';
+import { listenStreamMachine, type StreamEndReason, type StreamEnding, type ListenStreamEvent } from '../../machines/listen-stream.machine.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { RequestId } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
@@ -39,9 +39,9 @@ export class ListenStream implements Audience {
     this.id = options.id;
     this.honored = options.honored;
     this.metaJson = `{${JSON.stringify(MetaKey.subscriptionId)}:${JSON.stringify(options.id)}}`;
-    this.lane = new Lane(options.outbox, options.maxPending, (maxPending) => this.actor.send({ type: 'overflow', maxPending }));
-    const finish = fromPromise<void, void>(async () => {
-      options.outbox.push(`{"jsonrpc":"2.0","id":${JSON.stringify(this.id)},"result":{"resultType":"complete","_meta":${this.metaJson}}}`);
+    this.lane = new Lane(options.outbox, options.maxPending, (maxPending) => this.send({ type: 'overflow', maxPending }));
+    const finish = fromPromise<void, StreamEnding>(async ({ input }) => {
+      options.outbox.push(input.type === 'completed' ? this.completionFrame() : this.slowConsumerFrame(input.maxPending));
       await options.outbox.flushed();
     });
     this.actor = createActor(listenStreamMachine.provide({ actors: { finish } }), {
@@ -54,7 +54,6 @@ export class ListenStream implements Audience {
       if (snapshot.status === 'done') {
         this.lane.kill();
         const reason = snapshot.output;
-        if (reason.type === 'slow_consumer') this.writeSlowConsumerError(reason.maxPending);
         options.onEnd(this, reason);
         resolveDone(reason);
       }
@@ -82,29 +81,33 @@ export class ListenStream implements Audience {
   }
 
   cancel(): void {
-    this.actor.send({ type: 'client.cancelled' });
+    this.send({ type: 'client.cancelled' });
   }
 
   transportClosed(): void {
-    this.actor.send({ type: 'transport.closed' });
+    this.send({ type: 'transport.closed' });
   }
 
   /** Ends the stream gracefully; resolves with how it actually ended. */
   complete(): Promise<StreamEndReason> {
-    this.actor.send({ type: 'server.complete' });
+    this.send({ type: 'server.complete' });
     return this.done;
   }
 
-  get ended(): Promise<StreamEndReason> {
-    return this.done;
+  private send(event: ListenStreamEvent): void {
+    this.actor.send(event);
   }
 
-  private writeSlowConsumerError(maxPending: number): void {
+  private completionFrame(): string {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(this.id)},"result":{"resultType":"complete","_meta":${this.metaJson}}}`;
+  }
+
+  private slowConsumerFrame(maxPending: number): string {
     const error = {
       code: -32000,
       message: 'listen stream ended: the client did not keep up with its events',
       data: { reason: 'slow_consumer', maxPending, [MetaKey.subscriptionId]: this.id },
     };
-    this.options.outbox.push(JSON.stringify({ jsonrpc: '2.0', id: this.id, error }));
+    return JSON.stringify({ jsonrpc: '2.0', id: this.id, error });
   }
 }

@@ -68,14 +68,12 @@ export class StdioConnection implements StdioConnectionHandle {
     this.stdout.on('error', this.onEnd);
   }
 
-  /** Completes this connection's listen streams, then stops reading. */
+  /**
+   * Completes this connection's listen streams (each flushed, or cut by the
+   * listen-stream machine's finish timeout), then stops reading.
+   */
   async close(): Promise<void> {
     await Promise.all([...this.streams.values()].map((stream) => stream.complete()));
-    // A client that stopped reading cannot hold the close up for longer than finishTimeoutMs.
-    let timer: NodeJS.Timeout | undefined;
-    const cutOff = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.core.limits.finishTimeoutMs)));
-    await Promise.race([this.outbox.flushed(), cutOff]);
-    clearTimeout(timer);
     this.shutDown();
   }
 

@@ -2,7 +2,7 @@
  * Our server over loopback HTTP (in this process, port 0), with the official
  * client 2.x as the peer: several clients on one server, both eras.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import {
@@ -105,6 +105,21 @@ describe('modern listen streams over HTTP', () => {
     expect(completions).toContainEqual(expect.objectContaining({
       result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': expect.anything() } },
     }));
+  });
+
+  it('does not cancel a stream that already ended when its response closes afterwards', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      const client = await connectHttp('modern', url);
+      const subscription = await client.listen({ toolsListChanged: true });
+      await server.close();
+      await expect(subscription.closed).resolves.toBe('graceful');
+      await closeAllPeers();
+      const stale = warn.mock.calls.filter(([message]) => String(message).includes('sent to stopped actor'));
+      expect(stale).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('forgets a stream whose client closed it', async () => {

@@ -3,10 +3,10 @@
  */
 import { createActor, fromPromise, SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { listenStreamMachine } from '../../machines/listen-stream.machine.ts';
+import { listenStreamMachine, type StreamEnding } from '../../machines/listen-stream.machine.ts';
 import { serverSessionMachine } from '../../machines/server-session.machine.ts';
 
-const neverFinishes = fromPromise<void, void>(() => new Promise<void>(() => {}));
+const neverFinishes = fromPromise<void, StreamEnding>(() => new Promise<void>(() => {}));
 
 describe('listen-stream machine', () => {
   it('opens only after the acknowledgment was sent', () => {
@@ -16,11 +16,10 @@ describe('listen-stream machine', () => {
     expect(actor.getSnapshot().value).toBe('open');
   });
 
-  it('ends with the reason: client cancel, transport loss, overflow', () => {
+  it('ends with the reason: client cancel, transport loss', () => {
     const cases = [
       [{ type: 'client.cancelled' }, { type: 'client_cancelled' }],
       [{ type: 'transport.closed' }, { type: 'transport_closed' }],
-      [{ type: 'overflow', maxPending: 8 }, { type: 'slow_consumer', maxPending: 8 }],
     ] as const;
     for (const [event, reason] of cases) {
       const actor = createActor(listenStreamMachine, { input: { finishTimeoutMs: 1000 } }).start();
@@ -32,31 +31,55 @@ describe('listen-stream machine', () => {
   });
 
   it('completes once the completion is flushed', async () => {
-    const flushed = fromPromise<void, void>(async () => {});
+    const endings: StreamEnding[] = [];
+    const flushed = fromPromise<void, StreamEnding>(async ({ input }) => void endings.push(input));
     const actor = createActor(listenStreamMachine.provide({ actors: { finish: flushed } }), { input: { finishTimeoutMs: 1000 } }).start();
     actor.send({ type: 'ack.sent' });
     actor.send({ type: 'server.complete' });
     expect(actor.getSnapshot().value).toBe('closing');
     await new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
+    expect(endings).toEqual([{ type: 'completed' }]);
     expect(actor.getSnapshot().output).toEqual({ type: 'completed' });
   });
 
-  it('cuts a completion that never flushes after finishTimeout', () => {
-    const clock = new SimulatedClock();
-    const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 }, clock }).start();
+  it('on overflow, finishes with the slow-consumer error and ends slow_consumer once it is flushed', async () => {
+    const endings: StreamEnding[] = [];
+    const flushed = fromPromise<void, StreamEnding>(async ({ input }) => void endings.push(input));
+    const actor = createActor(listenStreamMachine.provide({ actors: { finish: flushed } }), { input: { finishTimeoutMs: 1000 } }).start();
+    actor.send({ type: 'ack.sent' });
+    actor.send({ type: 'overflow', maxPending: 8 });
+    expect(actor.getSnapshot().value).toBe('closing');
+    await new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
+    expect(endings).toEqual([{ type: 'slow_consumer', maxPending: 8 }]);
+    expect(actor.getSnapshot().output).toEqual({ type: 'slow_consumer', maxPending: 8 });
+  });
+
+  it('cuts a last message that never flushes after finishTimeout, reporting finish_timeout (not completed)', () => {
+    for (const end of [{ type: 'server.complete' }, { type: 'overflow', maxPending: 4 }] as const) {
+      const clock = new SimulatedClock();
+      const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 }, clock }).start();
+      actor.send({ type: 'ack.sent' });
+      actor.send(end);
+      clock.increment(4999);
+      expect(actor.getSnapshot().value).toBe('closing');
+      clock.increment(1);
+      expect(actor.getSnapshot().output).toEqual({ type: 'finish_timeout' });
+    }
+  });
+
+  it('a client cancelling while the completion is flushing ends it as cancelled', () => {
+    const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 } }).start();
     actor.send({ type: 'ack.sent' });
     actor.send({ type: 'server.complete' });
-    clock.increment(4999);
-    expect(actor.getSnapshot().value).toBe('closing');
-    clock.increment(1);
-    expect(actor.getSnapshot().output).toEqual({ type: 'completed' });
+    actor.send({ type: 'client.cancelled' });
+    expect(actor.getSnapshot().output).toEqual({ type: 'client_cancelled' });
   });
 
-  it('ignores deliveries-related events once closed', () => {
-    const actor = createActor(listenStreamMachine, { input: { finishTimeoutMs: 1000 } }).start();
-    actor.send({ type: 'client.cancelled' });
-    actor.send({ type: 'ack.sent' });
-    expect(actor.getSnapshot().output).toEqual({ type: 'client_cancelled' });
+  it('closing before the acknowledgment went out ends at once, without a finish', () => {
+    const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 } }).start();
+    actor.send({ type: 'server.complete' });
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().output).toEqual({ type: 'completed' });
   });
 });
 
