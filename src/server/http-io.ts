@@ -73,7 +73,11 @@ export function startSse(res: ServerResponse, highWater: number, headers: Record
   return new Outbox(res, sseFrame, highWater);
 }
 
-/** One request's response: plain JSON, unless something is sent before the response. */
+/**
+ * One request's response: plain JSON, unless something is sent before the
+ * response. When the response closes (the client went away) its outbox is
+ * closed, which releases every writer waiting for room.
+ */
 export class HttpReply implements ReplyChannel {
   private outbox: Outbox | undefined;
 
@@ -81,7 +85,9 @@ export class HttpReply implements ReplyChannel {
     private readonly res: ServerResponse,
     private readonly highWater: number,
     private readonly headers: Record<string, string> = {},
-  ) {}
+  ) {
+    res.once('close', () => this.outbox?.close());
+  }
 
   notify(json: string): Promise<void> {
     if (this.res.destroyed || this.res.writableEnded) return Promise.resolve();

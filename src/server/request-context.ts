@@ -4,7 +4,9 @@
  * modern era on that request's own response stream (stdio: the requester's
  * connection), on the legacy era to the requesting session. Both resolve once
  * the message is queued with room to spare, so a handler that emits in a loop
- * is paced by the client instead of filling memory.
+ * is paced by the client instead of filling memory, or as soon as the request
+ * is cancelled or its client goes away (`signal` aborts), so a handler never
+ * waits on a client that left.
  *
  * Progress is sent only when the request carried a `progressToken`; log
  * messages only at or above the requested level (modern: the request's
@@ -58,14 +60,27 @@ export function createRequestContext(scope: RequestScope): RequestContext {
       const params: Record<string, unknown> = { progressToken, progress };
       if (total !== undefined) params.total = total;
       if (message !== undefined) params.message = message;
-      await channel.notify(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }));
+      await untilAborted(channel.notify(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params })), signal);
     },
     async log(level, data, logger) {
       if (logThreshold === undefined || signal.aborted) return;
       if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logThreshold)) return;
       const params: Record<string, unknown> = { level, data };
       if (logger !== undefined) params.logger = logger;
-      await channel.notify(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params }));
+      await untilAborted(channel.notify(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params })), signal);
     },
   };
+}
+
+/** Resolves when `wait` settles or `signal` aborts, whichever comes first. */
+function untilAborted(wait: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    wait.then(done, done);
+  });
 }

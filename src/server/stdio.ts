@@ -48,6 +48,11 @@ export class StdioConnection implements StdioConnectionHandle {
   private resolveClosed!: () => void;
   private readonly onData = (chunk: string) => this.reader.push(chunk);
   private readonly onEnd = () => this.shutDown();
+  /** The client stopped reading for good: nothing queued can be written any more. */
+  private readonly onOutputError = () => {
+    this.outbox.close();
+    this.shutDown();
+  };
   private readonly reader: LineReader;
 
   constructor(private readonly core: ServerCore, options: StdioOptions = {}) {
@@ -65,7 +70,7 @@ export class StdioConnection implements StdioConnectionHandle {
     this.stdin.on('end', this.onEnd);
     this.stdin.on('close', this.onEnd);
     this.stdin.on('error', this.onEnd);
-    this.stdout.on('error', this.onEnd);
+    this.stdout.on('error', this.onOutputError);
   }
 
   /**

@@ -1,0 +1,93 @@
+/**
+ * A tool handler waiting for room to send progress is released when its
+ * client goes away, over HTTP (the response closes) and stdio (the output
+ * fails), instead of waiting forever. The client here stops reading, which
+ * the official client cannot be made to do, so the peers are scripted.
+ */
+import { connect, type Socket } from 'node:net';
+import { PassThrough, Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpServer, RequestContext } from '../../src/server/index.ts';
+import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { modernMeta } from './raw-stdio-peer.ts';
+
+let server: McpServer | undefined;
+let socket: Socket | undefined;
+afterEach(async () => {
+  socket?.destroy();
+  socket = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+interface Flood {
+  /** Resolves once a progress call is waiting for room (the client is not reading). */
+  blocked: Promise<void>;
+  /** Resolves when the handler returned. */
+  released: Promise<void>;
+}
+
+/** Defines `flood`, a tool sending large progress messages until its client reads or leaves. */
+function defineFlood(target: McpServer): Flood {
+  let markBlocked!: () => void;
+  let markReleased!: () => void;
+  const blocked = new Promise<void>((resolve) => (markBlocked = resolve));
+  const released = new Promise<void>((resolve) => (markReleased = resolve));
+  const message = 'x'.repeat(64 * 1024);
+  target.defineTool('flood', { description: 'Floods progress', inputSchema: { type: 'object' } }, async (_args, context: RequestContext) => {
+    try {
+      while (!context.signal.aborted) {
+        const step = context.progress(1, undefined, message);
+        // A send with room settles within microtasks; one still pending after a macrotask turn waits for room.
+        const waiting = await Promise.race([step.then(() => false), new Promise<boolean>((resolve) => setImmediate(() => resolve(true)))]);
+        if (waiting) markBlocked();
+        await step;
+      }
+      return { content: [] };
+    } finally {
+      markReleased();
+    }
+  });
+  return { blocked, released };
+}
+
+const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'flood', arguments: {}, _meta: modernMeta({ progressToken: 't' }) } });
+
+describe('a handler waiting to send progress to a client that left', () => {
+  it('is released when the HTTP client drops its connection', async () => {
+    server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
+    const flood = defineFlood(server);
+    const { port } = await server.listenHttp({ port: 0 });
+    socket = connect(port, '127.0.0.1');
+    socket.pause(); // never reads its response
+    socket.write([
+      'POST /mcp HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Content-Type: application/json',
+      'Accept: application/json, text/event-stream',
+      'MCP-Protocol-Version: 2026-07-28',
+      'Mcp-Method: tools/call',
+      'Mcp-Name: flood',
+      `Content-Length: ${Buffer.byteLength(CALL)}`,
+      '',
+      CALL,
+    ].join('\r\n'));
+    await flood.blocked;
+    socket.destroy();
+    await flood.released;
+  });
+
+  it('is released when the stdio client stops reading for good (its output fails)', async () => {
+    server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
+    const flood = defineFlood(server);
+    const stdin = new PassThrough();
+    // Accepts the first writes, then never calls back: a client that stopped reading.
+    const stdout = new Writable({ highWaterMark: 1024, write: () => {} });
+    const connection = server.serveStdio({ stdin, stdout });
+    stdin.write(`${CALL}\n`);
+    await flood.blocked;
+    stdout.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    await connection.closed;
+    await flood.released;
+  });
+});
