@@ -74,7 +74,7 @@ describe('a handler waiting to send progress to a client that left', () => {
     ].join('\r\n'));
     await flood.blocked;
     socket.destroy();
-    await flood.released;
+    await expect(flood.released).resolves.toBeUndefined();
   });
 
   it('is released when the stdio client stops reading for good (its output fails)', async () => {
@@ -88,6 +88,6 @@ describe('a handler waiting to send progress to a client that left', () => {
     await flood.blocked;
     stdout.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     await connection.closed;
-    await flood.released;
+    await expect(flood.released).resolves.toBeUndefined();
   });
 });
