@@ -4,7 +4,8 @@
  * and tell apart the three ways a stream's story goes on:
  * - a notification is work (emitted as `cache.notification`), never an end;
  * - a graceful end (the server answered the listen) is `completed`, with no
- *   recovery;
+ *   recovery attempt; only a later negotiation of the connection (a new
+ *   server after a reconnect) intersects and listens again;
  * - an unexpected close is `recovering`: bounded exponential backoff, then a
  *   fresh negotiation and intersection before reopening. Once the new stream
  *   is open, everything the interrupted one covered is invalidated
@@ -63,13 +64,15 @@ export interface CacheContext {
   filter: NotificationFilter | null;
   /** Recovery attempts since a stream last opened. */
   attempt: number;
+  /** Streams that have opened so far: listening again after one resumes notification coverage. */
+  streamsOpened: number;
   /** What the interrupted stream covered, until the cache has invalidated it. */
   interrupted: NotificationFilter | null;
   lastCause: unknown;
   degradedBy: CacheDegradedReason | undefined;
 }
 
-export type CacheEvent =
+export type CacheMachineEvent =
   | { type: 'cache.start' }
   /** The connection negotiated again on its own (a reconnect); the intersection is recomputed. */
   | ({ type: 'connection.ready' } & CacheNegotiation)
@@ -77,7 +80,7 @@ export type CacheEvent =
   | { type: 'connection.closed'; reason: ConnectionClosedReason }
   /** The stream is open (modern: acknowledged; legacy: listener registered); `honored` when the server narrowed the filter. */
   | { type: 'stream.opened'; honored?: NotificationFilter }
-  /** The stream survived a reconnect of the connection: what it covered during the gap is unknown. */
+  /** A notification the stream selected: work for the cache, never a sign that the stream ended. */
   | { type: 'stream.notification'; method: string; params: Record<string, unknown> | undefined }
   /** The server answered the listen: a graceful end. */
   | { type: 'stream.ended_gracefully' }
@@ -105,7 +108,7 @@ export interface NegotiationInput {
 export const cacheMachine = setup({
   types: {
     context: {} as CacheContext,
-    events: {} as CacheEvent,
+    events: {} as CacheMachineEvent,
     input: {} as CacheInput,
     emitted: {} as CacheEmitted,
   },
@@ -130,7 +133,9 @@ export const cacheMachine = setup({
       capabilities: negotiation.capabilities,
     })),
     intersect: assign({ filter: ({ context }) => (context.capabilities ? context.intersect(context.capabilities) : null) }),
-    // A stream that never opened covered nothing, so an earlier uncovered filter still stands.
+    // What the stream was asked to cover is invalidated once a new stream opens. A gap still pending
+    // (this stream never opened, so it invalidated nothing) is kept; otherwise the stream's own filter is
+    // taken, even if it never opened: a needless refetch then, never a missed change.
     leaveStream: assign({ interrupted: ({ context }) => context.interrupted ?? context.filter }),
     recordCause: assign({ lastCause: (_, params: { cause: unknown }) => params.cause }),
     countAttempt: assign(({ context }) => {
@@ -138,6 +143,7 @@ export const cacheMachine = setup({
       return { attempt, nextDelayMs: backoffDelay(attempt, context.recovery, context.random()) };
     }),
     resetAttempts: assign({ attempt: 0 }),
+    countStream: assign({ streamsOpened: ({ context }) => context.streamsOpened + 1 }),
     invalidateInterrupted: enqueueActions(({ context, enqueue }) => {
       if (context.interrupted === null) return;
       enqueue.emit({ type: 'cache.invalidate', filter: context.interrupted });
@@ -149,7 +155,7 @@ export const cacheMachine = setup({
     })),
     announceUncovered: emit({ type: 'cache.uncovered' as const }),
     forwardNotification: emit(({ event }) => {
-      const { method, params } = event as Extract<CacheEvent, { type: 'stream.notification' }>;
+      const { method, params } = event as Extract<CacheMachineEvent, { type: 'stream.notification' }>;
       return { type: 'cache.notification' as const, method, params };
     }),
     degradeExhausted: assign({
@@ -171,6 +177,7 @@ export const cacheMachine = setup({
     capabilities: undefined,
     filter: null,
     attempt: 0,
+    streamsOpened: 0,
     interrupted: null,
     lastCause: undefined,
     degradedBy: undefined,
@@ -211,7 +218,7 @@ export const cacheMachine = setup({
       states: {
         opening: {
           // Invalidating only once the new stream is open means no change falls between refetch and coverage.
-          on: { 'stream.opened': { target: 'open', actions: ['resetAttempts', 'announceCovered', 'invalidateInterrupted'] } },
+          on: { 'stream.opened': { target: 'open', actions: ['resetAttempts', 'countStream', 'announceCovered', 'invalidateInterrupted'] } },
         },
         open: {
           exit: 'announceUncovered',
@@ -249,7 +256,13 @@ export const cacheMachine = setup({
         'connection.ready': { target: 'intersecting', actions: { type: 'recordNegotiation', params: ({ event }) => event } },
       },
     },
-    completed: { type: 'final' },
+    // The server said it was done (typically shutting down): no recovery. A new negotiation is a new
+    // server, whose intersection is listened for afresh.
+    completed: {
+      on: {
+        'connection.ready': { target: 'intersecting', actions: { type: 'recordNegotiation', params: ({ event }) => event } },
+      },
+    },
     degraded: {
       entry: 'invalidateInterrupted',
       on: {

@@ -6,7 +6,7 @@
  * entry. The application never sees which era path is taken.
  */
 import { fromCallback, fromPromise, type EventObject } from 'xstate';
-import type { CacheEvent as MachineEvent, CacheNegotiation, ListenInput, NegotiationInput } from '../../machines/cache.machine.ts';
+import type { CacheMachineEvent, CacheNegotiation, ListenInput, NegotiationInput } from '../../machines/cache.machine.ts';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
 import type { McpClient } from '../client/client.ts';
 import type { ListenerRef } from '../client/listeners.ts';
@@ -80,7 +80,7 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
 
   const listen = fromCallback<EventObject, ListenInput>(({ input, sendBack }) => {
     let stopped = false;
-    const send = (event: MachineEvent) => !stopped && sendBack(event);
+    const send = (event: CacheMachineEvent) => !stopped && sendBack(event);
     // `local` is this actor closing its own stream; every other end is the machine's to classify.
     const ended = (reason: ClosedReason) => {
       if (reason.type === 'graceful') send({ type: 'stream.ended_gracefully' });

@@ -18,7 +18,7 @@ import { entriesChangedBy, entriesCoveredBy, resourceEntry, type EntryKey } from
 import { createEntryStore } from './entry-store.ts';
 import { EntryRefresher } from './entry-refresher.ts';
 import { NotInInterestError } from './errors.ts';
-import { computeFilter, type Interest } from './interest.ts';
+import { computeFilter, interestKeys, type Interest } from './interest.ts';
 import type { CacheEvent, CacheRead, CacheState, ChangeCache, ReadMode } from './types.ts';
 
 export { DEFAULT_CACHE_RECOVERY, type CacheDegradedReason, type CacheRecovery };
@@ -47,15 +47,6 @@ export interface ChangeCacheOptions {
 type ReadOptions = { mode?: ReadMode; timeoutMs?: number };
 type CacheSnapshot = SnapshotFrom<typeof cacheMachine>;
 
-function interestKeys(interest: Interest): EntryKey[] {
-  const keys: EntryKey[] = [];
-  if (interest.tools === true) keys.push('tools');
-  if (interest.prompts === true) keys.push('prompts');
-  if (interest.resources === true) keys.push('resources');
-  for (const uri of new Set(interest.uris ?? [])) keys.push(resourceEntry(uri));
-  return keys;
-}
-
 /** The public state of a machine snapshot; transient states (intersecting, interrupted) are never observed. */
 function publicState(snapshot: CacheSnapshot): CacheState {
   if (snapshot.matches('listening')) return 'listening';
@@ -73,7 +64,8 @@ function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
     case 'negotiating':
       return { attempt: context.attempt };
     case 'listening':
-      return { era: context.era, filter: context.filter };
+      // Resumed: a stream was open before this one (the cache recovered, or listens again after completing or degrading).
+      return { era: context.era, filter: context.filter, resumed: context.streamsOpened > 0 };
     case 'noOverlap':
       return { capabilities: context.capabilities };
     case 'degraded':
@@ -146,8 +138,6 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
       actor.send(event);
     }
   });
-  // A completed cache is done for good: later reconnects of the client are not its business.
-  actor.subscribe({ complete: () => stopForwarding() });
 
   let closed = false;
   const read = async <T>(key: EntryKey, { mode = 'wait', timeoutMs = readTimeoutMs }: ReadOptions): Promise<CacheRead<T>> => {

@@ -8,6 +8,7 @@
  */
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
+import { resourceEntry, type EntryKey } from './entries.ts';
 
 /** The data an application reads from one server; kept as is across negotiations. */
 export interface Interest {
@@ -35,4 +36,14 @@ export function computeFilter(interest: Interest, capabilities: ServerCapabiliti
   const uris = [...new Set(interest.uris ?? [])];
   if (uris.length > 0 && capabilities.resources?.subscribe === true) filter.resourceSubscriptions = uris;
   return Object.keys(filter).length > 0 ? filter : null;
+}
+
+/** The cache entries an interest reads: its lists, then each of its URIs' contents once. */
+export function interestKeys(interest: Interest): EntryKey[] {
+  const keys: EntryKey[] = [];
+  if (interest.tools === true) keys.push('tools');
+  if (interest.prompts === true) keys.push('prompts');
+  if (interest.resources === true) keys.push('resources');
+  for (const uri of new Set(interest.uris ?? [])) keys.push(resourceEntry(uri));
+  return keys;
 }

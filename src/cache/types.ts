@@ -28,6 +28,11 @@ export interface CacheRead<T> {
 }
 
 export type CacheEvent =
+  /**
+   * A lifecycle transition. `detail` by state: listening `{ era, filter, resumed }` (`resumed`: a stream
+   * was open before this one), negotiating `{ attempt }`, recovering `{ attempt, delayMs, cause }`,
+   * noOverlap `{ capabilities }`, degraded the CacheDegradedReason.
+   */
   | { type: 'state'; state: CacheState; previous: CacheState; detail?: unknown }
   | { type: 'notification'; method: string; params: JsonObject }
   | { type: 'invalidated'; key: EntryKey }

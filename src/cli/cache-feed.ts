@@ -23,7 +23,6 @@ interface EntryFeed {
 
 export class CacheFeed {
   readonly #entries = new Map<EntryKey, EntryFeed>();
-  #everPaused = false;
   #connectionClosed = false;
   #stopped = false;
   readonly #unsubscribe: () => void;
@@ -62,7 +61,7 @@ export class CacheFeed {
         if (!this.#connectionClosed) this.render({ type: 'refetch_failed', key: event.key, error: describeCause(event.error) });
         return;
       case 'state': {
-        const label = this.#label(event.state, event.previous);
+        const label = labelOf(event.state, event.detail);
         this.render({
           type: 'cache',
           state: event.state,
@@ -75,20 +74,6 @@ export class CacheFeed {
       default:
         // refetching and replaced: the read started by the invalidation reports the outcome.
         return;
-    }
-  }
-
-  #label(state: CacheState, previous: CacheState): CacheLabel {
-    switch (state) {
-      case 'recovering':
-        this.#everPaused = true;
-        return 'paused';
-      case 'listening':
-        return this.#everPaused || previous === 'recovering' || previous === 'degraded' ? 'resynced' : 'listening';
-      case 'noOverlap':
-        return 'no_overlap';
-      default:
-        return state;
     }
   }
 
@@ -145,6 +130,23 @@ export class CacheFeed {
   }
 }
 
+/** A cache state named for a reader; listening again after an earlier stream (the cache says `resumed`) is a resync. */
+function labelOf(state: CacheState, detail: unknown): CacheLabel {
+  switch (state) {
+    case 'recovering':
+      return 'paused';
+    case 'listening':
+      return isResumed(detail) ? 'resynced' : 'listening';
+    case 'noOverlap':
+      return 'no_overlap';
+    default:
+      return state;
+  }
+}
+
+const isResumed = (detail: unknown): boolean =>
+  detail !== null && typeof detail === 'object' && (detail as { resumed?: unknown }).resumed === true;
+
 /** The text of a `resources/read` result's first text content, if any. */
 function firstText(result: JsonObject): string | undefined {
   const contents = result.contents;
@@ -155,11 +157,11 @@ function firstText(result: JsonObject): string | undefined {
   return undefined;
 }
 
-/** A cache state's detail as `key=value` pairs; the filter is left out (the connected line shows it). */
+/** A cache state's detail as `key=value` pairs; the filter (the connected line shows it) and `resumed` (the label says it) are left out. */
 function describeDetail(detail: unknown): string {
   if (detail === null || typeof detail !== 'object' || detail instanceof Error) return describeCause(detail);
   return Object.entries(detail)
-    .filter(([key, value]) => key !== 'filter' && value !== undefined)
+    .filter(([key, value]) => key !== 'filter' && key !== 'resumed' && value !== undefined)
     .map(([key, value]) => `${key}=${value !== null && typeof value === 'object' && !(value instanceof Error) ? JSON.stringify(value) : describeCause(value)}`)
     .join(' ');
 }

@@ -4,7 +4,6 @@
  * resources when it supports resources/subscribe (so updates have something
  * to show without asking for URIs).
  */
-import { resourceEntry, type EntryKey } from '../cache/entries.ts';
 import type { Interest } from '../cache/interest.ts';
 import type { McpClient } from '../client/client.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
@@ -30,16 +29,6 @@ export async function chooseInterest(selection: InterestSelection, client: McpCl
       .slice(0, DEFAULT_WATCHED_URIS);
   }
   return interest;
-}
-
-/** The cache entries an interest reads. */
-export function interestKeys(interest: Interest): EntryKey[] {
-  const keys: EntryKey[] = [];
-  if (interest.tools === true) keys.push('tools');
-  if (interest.prompts === true) keys.push('prompts');
-  if (interest.resources === true) keys.push('resources');
-  for (const uri of interest.uris ?? []) keys.push(resourceEntry(uri));
-  return keys;
 }
 
 export function advertisedChanges(capabilities: ServerCapabilities): AdvertisedChanges {

@@ -68,7 +68,6 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
       });
     } else {
       reportConnectionEvent(event, render);
-      if (event.type === 'connection.ready' && event.generation > 1) cache?.reconnected();
     }
   });
 

@@ -161,7 +161,7 @@ for (const { era, flags } of ERAS) {
 }
 
 describe('change cache against the official server, graceful end (modern era; a legacy connection has no graceful end)', () => {
-  it('completes when the server answers the listen, with no recovery attempt, even though the client reconnects', async () => {
+  it('completes when the server answers the listen, with no recovery attempt, and listens again once the client reconnects', async () => {
     const { peer, client, cache, recorder, opened } = await start([]);
     await recorder.state('listening');
     await allReplaced(recorder, 0);
@@ -169,13 +169,19 @@ describe('change cache against the official server, graceful end (modern era; a 
       const stop = client.on((event) => event.type === 'connection.ready' && (stop(), resolve()));
     });
     peer.kill('SIGTERM');
-    await recorder.state('completed');
-    // The stdio client respawns the server; the cache stays completed and opens nothing new.
-    await reconnected;
-    expect(cache.state).toBe('completed');
-    expect(recorder.states()).toEqual(['negotiating', 'listening', 'completed']);
+    const completed = await recorder.state('completed');
+    const from = recorder.mark();
     expect(opened()).toBe(1);
-    expect((await cache.tools({ mode: 'stale' })).freshness).toBe('stale');
+    // The stdio client respawns the server; its negotiation, not a recovery attempt, brings the cache back.
+    await reconnected;
+    const listening = await recorder.state('listening', from);
+    expect(listening).toMatchObject({ previous: 'completed', detail: { resumed: true } });
+    expect(recorder.states()).toEqual(['negotiating', 'listening', 'completed', 'listening']);
+    expect(recorder.events.indexOf(completed)).toBeLessThan(from);
+    expect(opened()).toBe(2);
+    // The new stream's opening refetches everything it covers from the new server.
+    await allReplaced(recorder, from);
+    expect((await cache.tools()).freshness).toBe('current');
   });
 });
 

@@ -104,20 +104,33 @@ describe('CacheFeed', () => {
     expect(cache.toolReads).toBe(1);
   });
 
-  it('names cache states for a reader: paused while recovering, resynced when listening again, degraded', () => {
+  it('names cache states for a reader: paused while recovering, resynced when the cache says it resumed, degraded', () => {
     const { cache, events } = setUp();
-    cache.emit({ type: 'state', state: 'listening', previous: 'negotiating', detail: { era: 'modern', filter: { toolsListChanged: true } } });
+    const filter = { toolsListChanged: true };
+    cache.emit({ type: 'state', state: 'listening', previous: 'negotiating', detail: { era: 'modern', filter, resumed: false } });
     cache.emit({ type: 'state', state: 'recovering', previous: 'listening', detail: { attempt: 1, delayMs: 1000, cause: new Error('server process exited (code 75)') } });
     cache.emit({ type: 'state', state: 'negotiating', previous: 'recovering', detail: { attempt: 1 } });
-    cache.emit({ type: 'state', state: 'listening', previous: 'negotiating' });
+    cache.emit({ type: 'state', state: 'listening', previous: 'negotiating', detail: { era: 'modern', filter, resumed: true } });
+    cache.emit({ type: 'state', state: 'completed', previous: 'listening' });
+    cache.emit({ type: 'state', state: 'listening', previous: 'completed', detail: { era: 'legacy', filter, resumed: true } });
     cache.emit({ type: 'state', state: 'degraded', previous: 'listening', detail: { type: 'recovery_exhausted', attempts: 5 } });
     expect(events.map((event) => (event.type === 'cache' ? [event.label, event.detail] : event.type))).toEqual([
       ['listening', 'era=modern'],
       ['paused', 'attempt=1 delayMs=1000 cause=server process exited (code 75)'],
       ['negotiating', 'attempt=1'],
-      ['resynced', undefined],
+      ['resynced', 'era=modern'],
+      ['completed', undefined],
+      ['resynced', 'era=legacy'],
       ['degraded', 'type=recovery_exhausted attempts=5'],
     ]);
+  });
+
+  it('labels listening by what the cache says, not by what came before it', () => {
+    const { cache, events } = setUp();
+    // A first stream that opens only after a recovery attempt resumes nothing.
+    cache.emit({ type: 'state', state: 'recovering', previous: 'negotiating', detail: { attempt: 1, delayMs: 5 } });
+    cache.emit({ type: 'state', state: 'listening', previous: 'recovering', detail: { era: 'modern', filter: null, resumed: false } });
+    expect(events.map((event) => (event.type === 'cache' ? event.label : event.type))).toEqual(['paused', 'listening']);
   });
 
   it('passes notifications through and reports failed reads, until the connection has closed', async () => {

@@ -69,14 +69,21 @@ describe('watch (demo server)', () => {
     expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'disconnected' });
   });
 
-  it('after a graceful server shutdown (stream completed) starts over on the restarted server', async () => {
+  it('after a graceful server shutdown (stream completed) the same cache listens again on the restarted server', async () => {
     const run = watchCli(['--json', '--tools'], fastDemoEnv(0));
     await run.event((event) => event.type === 'list_diff', 'a first diff');
     process.kill(run.serverPids[0]!, 'SIGTERM');
     const { index: completedAt } = await run.event((event) => event.type === 'cache' && event.label === 'completed', 'the cache completing');
     const { index: reconnectedAt } = await run.event(isType('reconnected'), 'reconnected', completedAt);
-    const { index: listedAt } = await run.event((event) => event.type === 'list' && event.list === 'tools', 'the tools listed again', reconnectedAt);
-    await run.event((event) => event.type === 'list_diff', 'a diff from the new server', listedAt);
+    const { index: resyncedAt } = await run.event(
+      (event) => event.type === 'cache' && event.label === 'resynced' && event.previous === 'completed',
+      'the cache listening again',
+      reconnectedAt,
+    );
+    await run.event((event) => event.type === 'list_diff', 'a diff from the new server', resyncedAt);
+    // One cache throughout: the tools are listed once, later changes come as diffs.
+    expect(run.events.filter((event) => event.type === 'list' && event.list === 'tools')).toHaveLength(1);
+    expect(run.events.slice(completedAt).some((event) => event.type === 'cache' && event.label === 'paused')).toBe(false);
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);
   });

@@ -3,7 +3,7 @@ import { createActor, fromCallback, fromPromise, SimulatedClock, waitFor, type E
 import {
   cacheMachine,
   type CacheEmitted,
-  type CacheEvent,
+  type CacheMachineEvent,
   type CacheNegotiation,
   type CacheRecovery,
   type ListenInput,
@@ -21,7 +21,7 @@ const legacy = (capabilities: ServerCapabilities): CacheNegotiation => ({ era: '
 
 interface OpenStream {
   input: ListenInput;
-  send(event: CacheEvent): void;
+  send(event: CacheMachineEvent): void;
   stopped: boolean;
 }
 
@@ -106,13 +106,46 @@ describe('cache machine', () => {
     cache.lastStream().send({ type: 'stream.ended_gracefully' });
 
     expect(cache.state()).toBe('completed');
-    expect(cache.actor.getSnapshot().status).toBe('done');
     cache.clock.increment(60_000);
+    // A lost connection is no reason to recover a stream the server ended.
+    cache.actor.send({ type: 'connection.lost', cause: 'server exited' });
+    cache.clock.increment(60_000);
+    expect(cache.state()).toBe('completed');
     expect(cache.visited.some((value) => value.includes('recovering') || value.includes('interrupted'))).toBe(false);
     expect(cache.negotiations).toHaveLength(1);
     expect(cache.streams).toHaveLength(1);
     expect(cache.lastStream().stopped).toBe(true);
     expect(cache.emitted).toEqual([]);
+  });
+
+  it('listens again after completing once the connection negotiates anew, intersecting with the new capabilities', async () => {
+    const cache = startCache([modern(everything)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.opened' });
+    cache.lastStream().send({ type: 'stream.ended_gracefully' });
+    expect(cache.state()).toBe('completed');
+
+    cache.actor.send({ type: 'connection.ready', ...legacy(toolsOnly) });
+    expect(cache.state()).toEqual({ listening: 'opening' });
+    expect(cache.streams.map((s) => s.input)).toEqual([
+      { era: 'modern', filter: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] } },
+      { era: 'legacy', filter: { toolsListChanged: true } },
+    ]);
+    expect(cache.negotiations).toHaveLength(1);
+    expect(cache.visited.some((value) => value.includes('recovering'))).toBe(false);
+    cache.lastStream().send({ type: 'stream.opened' });
+    expect(cache.actor.getSnapshot().context.streamsOpened).toBe(2);
+  });
+
+  it('degrades from completed when the connection closes for good', async () => {
+    const cache = startCache([modern(toolsOnly)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.ended_gracefully' });
+    cache.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
+    expect(cache.state()).toBe('degraded');
+    expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'connection_closed', reason: { type: 'disconnected' } });
   });
 
   it('recovers an unexpected close with growing delays, bounded by the maximum, then degrades', async () => {
