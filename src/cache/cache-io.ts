@@ -15,8 +15,8 @@ import type { Inspect } from '../client/ports.ts';
 import type { ListenStream } from '../client/subscription.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
-import type { EntryKey } from './entries.ts';
-import { collectPages, type ListName } from '../client/pages.ts';
+import type { CachedList, EntryKey } from './entries.ts';
+import { collectPages } from '../client/pages.ts';
 
 /** A recovery attempt's negotiation did not come within its time. */
 export class CacheNegotiationTimeoutError extends McpActorsError {
@@ -144,7 +144,7 @@ export async function fetchEntry(client: Pick<McpClient, 'request' | 'readResour
     return { value: result, ttlMs: ttlOf(result) };
   }
   let ttlMs: number | undefined;
-  const items = await collectPages(key as ListName, (method, params) => client.request(method, params), (page) => {
+  const items = await collectPages(key as CachedList, (method, params) => client.request(method, params), (page) => {
     ttlMs = minTtl(ttlMs, ttlOf(page));
   });
   return { value: items, ttlMs };

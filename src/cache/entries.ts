@@ -4,16 +4,18 @@
  * clears unrelated data; a filter maps to every entry it keeps current, which
  * is what an interrupted stream leaves uncovered (`cache.invalidate`).
  */
+import type { ListName } from '../client/pages.ts';
 import { LIST_CHANGED_METHODS, RESOURCE_UPDATED, type NotificationFilter } from '../protocol/filter.ts';
 
-export type ListName = 'tools' | 'prompts' | 'resources';
+/** The lists the cache holds: every paged list but resource templates, which no interest names. */
+export type CachedList = Exclude<ListName, 'resourceTemplates'>;
 
 /** One cached thing: a whole list, or the contents read from one resource URI. */
-export type EntryKey = ListName | `resource:${string}`;
+export type EntryKey = CachedList | `resource:${string}`;
 
 export const resourceEntry = (uri: string): EntryKey => `resource:${uri}`;
 
-const LISTS: ReadonlyArray<readonly [ListName, keyof typeof LIST_CHANGED_METHODS]> = [
+const LISTS: ReadonlyArray<readonly [CachedList, keyof typeof LIST_CHANGED_METHODS]> = [
   ['tools', 'toolsListChanged'],
   ['prompts', 'promptsListChanged'],
   ['resources', 'resourcesListChanged'],

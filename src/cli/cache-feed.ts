@@ -5,9 +5,10 @@
  * invalidation that arrives during a read asks for one more read after it,
  * so bursts collapse and no change goes unreported.
  */
+import type { CachedList } from '../cache/entries.ts';
 import type { CacheEvent, CacheState, ChangeCache, EntryKey } from '../cache/types.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
-import { diffList, identityOf, isEmptyDiff, type WatchedList } from './list-diff.ts';
+import { diffList, identityOf, isEmptyDiff } from './list-diff.ts';
 import { describeCause, type CacheLabel, type Renderer } from './timeline.ts';
 
 const RESOURCE_PREFIX = 'resource:';
@@ -112,7 +113,7 @@ export class CacheFeed {
         entry.last = text;
         return;
       }
-      const list = key as WatchedList;
+      const list = key as CachedList;
       const read = await this.cache[list](options);
       if (this.#stopped) return;
       const previous = Array.isArray(entry.last) ? entry.last : undefined;

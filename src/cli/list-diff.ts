@@ -3,12 +3,11 @@
  * identity (`name` for tools and prompts, `uri` for resources) and an item
  * counts as changed when anything else about it differs.
  */
+import type { CachedList } from '../cache/entries.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 
-export type WatchedList = 'tools' | 'prompts' | 'resources';
-
 export interface ListDiff {
-  list: WatchedList;
+  list: CachedList;
   added: string[];
   removed: string[];
   changed: string[];
@@ -16,10 +15,10 @@ export interface ListDiff {
   count: number;
 }
 
-const IDENTITY: Record<WatchedList, string> = { tools: 'name', prompts: 'name', resources: 'uri' };
+const IDENTITY: Record<CachedList, string> = { tools: 'name', prompts: 'name', resources: 'uri' };
 
 /** The item's identity; an item without one is keyed by its own content so it still shows up as added or removed. */
-export const identityOf = (list: WatchedList, item: JsonObject): string => {
+export const identityOf = (list: CachedList, item: JsonObject): string => {
   const value = item[IDENTITY[list]];
   return typeof value === 'string' ? value : canonicalJson(item);
 };
@@ -36,7 +35,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function diffList(list: WatchedList, previous: readonly JsonObject[], next: readonly JsonObject[]): ListDiff {
+export function diffList(list: CachedList, previous: readonly JsonObject[], next: readonly JsonObject[]): ListDiff {
   const before = new Map(previous.map((item) => [identityOf(list, item), canonicalJson(item)]));
   const after = new Map(next.map((item) => [identityOf(list, item), canonicalJson(item)]));
   const added: string[] = [];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeFilter, type Interest } from '../../src/cache/interest.ts';
+import { computeFilter, interestKeys, type Interest } from '../../src/cache/interest.ts';
 import { validateFilter } from '../../src/protocol/filter.ts';
 import type { ServerCapabilities } from '../../src/protocol/versions.ts';
 
@@ -87,5 +87,12 @@ describe('computeFilter', () => {
         expect(filter.taskIds).toBeUndefined();
       }),
     );
+  });
+});
+
+describe('interestKeys', () => {
+  it('names each list the interest reads, then each URI once, in the order given', () => {
+    expect(interestKeys({ tools: true, resources: true, uris: ['x://b', 'x://a', 'x://b'] })).toEqual(['tools', 'resources', 'resource:x://b', 'resource:x://a']);
+    expect(interestKeys({ prompts: false })).toEqual([]);
   });
 });
