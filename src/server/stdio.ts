@@ -3,8 +3,8 @@
  * opening request picks the era for the connection: `initialize` → legacy
  * (one session), `server/discover` or any request carrying the modern `_meta`
  * envelope → modern. Output goes through one drain-aware outbox; while it is
- * above its high-water mark the connection stops reading input, so a client
- * that does not read cannot make the server buffer without bound.
+ * above its high-water mark the connection holds its input back (input-gate.ts),
+ * so a client that does not read cannot make the server buffer without bound.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Era } from '../../machines/era.ts';
@@ -15,6 +15,7 @@ import { claimsModern } from './envelope.ts';
 import { InvalidRequestError, LimitExceededError, MethodNotFoundError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
+import { InputGate } from './input-gate.ts';
 import { LineReader, type LineEvent } from './line-reader.ts';
 import type { ListenStream } from './listen-stream.ts';
 import { routeListen, routeModern } from './modern-router.ts';
@@ -46,7 +47,6 @@ export class StdioConnection implements StdioConnectionHandle {
   private readonly stdout: Writable;
   private ended = false;
   private resolveClosed!: () => void;
-  private readonly onData = (chunk: string) => this.reader.push(chunk);
   private readonly onEnd = () => this.shutDown();
   /** The client stopped reading for good: nothing queued can be written any more. */
   private readonly onOutputError = () => {
@@ -54,19 +54,18 @@ export class StdioConnection implements StdioConnectionHandle {
     this.shutDown();
   };
   private readonly reader: LineReader;
+  private readonly input: InputGate;
 
   constructor(private readonly core: ServerCore, options: StdioOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.outbox = new Outbox(this.stdout, (json) => `${json}\n`, core.limits.outboxHighWater, (high) => {
-      if (this.ended) return;
-      if (high) this.stdin.pause();
-      else this.stdin.resume();
+      if (high) this.input.hold();
+      else this.input.release();
     });
     this.reader = new LineReader(core.limits.maxBodyBytes, (event) => this.onLine(event));
-    this.stdin.setEncoding('utf8');
-    this.stdin.on('data', this.onData);
+    this.input = new InputGate(this.stdin, core.limits.maxBodyBytes, (chunk) => this.reader.push(chunk));
     this.stdin.on('end', this.onEnd);
     this.stdin.on('close', this.onEnd);
     this.stdin.on('error', this.onEnd);
@@ -83,6 +82,7 @@ export class StdioConnection implements StdioConnectionHandle {
   }
 
   private onLine(event: LineEvent): void {
+    if (this.ended) return; // the rest of a chunk read before the connection closed
     if (event.type === 'oversized') {
       const limit = this.core.limits.maxBodyBytes;
       this.outbox.push(errorFrame(null, new ParseFailure(`Parse error: frame of ${event.length} characters exceeds the ${limit} limit`)));
@@ -133,7 +133,9 @@ export class StdioConnection implements StdioConnectionHandle {
     }
     const era = this.pickEra(request);
     if (era === undefined) {
-      this.outbox.push(errorFrame(request.id, new NotInitializedError(request.method)));
+      // The legacy spec lets either side ping at any time, before initialize too.
+      if (request.method === 'ping') this.outbox.push(resultFrame(request.id, {}));
+      else this.outbox.push(errorFrame(request.id, new NotInitializedError(request.method)));
       return;
     }
     if (era === 'modern' && request.method === 'subscriptions/listen') {
@@ -193,8 +195,7 @@ export class StdioConnection implements StdioConnectionHandle {
   private shutDown(): void {
     if (this.ended) return;
     this.ended = true;
-    this.stdin.off('data', this.onData);
-    this.stdin.pause();
+    this.input.stop();
     for (const controller of this.inflight.values()) controller.abort();
     for (const stream of [...this.streams.values()]) stream.transportClosed();
     this.session?.end({ type: 'transport_closed' });

@@ -91,3 +91,51 @@ describe('a handler waiting to send progress to a client that left', () => {
     await expect(flood.released).resolves.toBeUndefined();
   });
 });
+
+describe('a stdio client closing its input while the server waits for it to read', () => {
+  it('is noticed: the connection closes and the waiting handler is released', async () => {
+    server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
+    const flood = defineFlood(server);
+    const stdin = new PassThrough();
+    const stdout = new Writable({ highWaterMark: 1024, write: () => {} });
+    const connection = server.serveStdio({ stdin, stdout });
+    stdin.write(`${CALL}\n`);
+    await flood.blocked;
+    stdin.end();
+    await connection.closed;
+    await expect(flood.released).resolves.toBeUndefined();
+  });
+
+  it('keeps what arrives while output is blocked and serves it in order once the client reads again', async () => {
+    server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
+    const flood = defineFlood(server);
+    const stdin = new PassThrough();
+    let release!: () => void;
+    const readable = new Promise<void>((resolve) => (release = resolve));
+    const results: unknown[] = [];
+    let bothAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (bothAnswered = resolve));
+    // Takes the first write, then stalls until the test lets it read. Keeps only the answers (frames are whole lines).
+    const stdout = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, callback) {
+        for (const line of chunk.toString().split('\n')) {
+          if (line.startsWith('{"jsonrpc":"2.0","id"')) results.push(JSON.parse(line).id);
+        }
+        if (results.length >= 2) bothAnswered();
+        void readable.then(() => callback());
+      },
+    });
+    server.serveStdio({ stdin, stdout });
+    stdin.write(`${CALL}\n`);
+    await flood.blocked;
+    const echo = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `e${id}` }, _meta: modernMeta() } });
+    stdin.write(`${echo(2)}\n${echo(3)}\n`);
+    release();
+    const cancel = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    stdin.write(`${cancel}\n`);
+    await flood.released;
+    await answered;
+    expect(results).toEqual([2, 3]);
+  });
+});

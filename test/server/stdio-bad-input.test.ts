@@ -24,6 +24,14 @@ describe('bad input over stdio', () => {
     expect((await p.response(3)).result?.tools).toBeInstanceOf(Array);
   });
 
+  it('answers a legacy ping sent before any era was chosen with an empty result', async () => {
+    const p = start();
+    p.send({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+    p.send({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
+    expect(await p.response('p')).toEqual({ jsonrpc: '2.0', id: 'p', result: {} });
+    expect((await p.response('l')).error?.code).toBe(ErrorCode.InvalidRequest);
+  });
+
   it('refuses an oversized frame without buffering it whole', async () => {
     const p = start(['--max-body', '1024']);
     p.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: modernMeta(), name: 'echo', arguments: { text: 'x'.repeat(5000) } } }));

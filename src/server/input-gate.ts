@@ -1,0 +1,58 @@
+/**
+ * Reads a stdio connection's input and holds it back while the output is
+ * under pressure. Holding does not stop reading at once: up to `holdChars`
+ * more are read and kept (not parsed), because a stream reports its end only
+ * after it was read to the end, so a client closing its input while the
+ * server waits for it to drain is still noticed. Past `holdChars` the input
+ * is paused for real; a client that sent that much and then closed its input
+ * is noticed once output drains, or when writing to it fails.
+ */
+import type { Readable } from 'node:stream';
+
+export class InputGate {
+  private held: string[] = [];
+  private heldChars = 0;
+  private holding = false;
+  private stopped = false;
+  private readonly onData = (chunk: string): void => {
+    if (!this.holding) return this.deliver(chunk);
+    this.held.push(chunk);
+    this.heldChars += chunk.length;
+    if (this.heldChars >= this.holdChars) this.input.pause();
+  };
+
+  constructor(
+    private readonly input: Readable,
+    private readonly holdChars: number,
+    private readonly deliver: (chunk: string) => void,
+  ) {
+    input.setEncoding('utf8');
+    input.on('data', this.onData);
+  }
+
+  /** Stops passing input on; what arrives meanwhile is kept, up to `holdChars`. */
+  hold(): void {
+    this.holding = true;
+  }
+
+  /** Passes the kept input on, in order, until told to hold again; then reads on. */
+  release(): void {
+    if (!this.holding || this.stopped) return;
+    this.holding = false;
+    while (this.held.length > 0 && !this.holding && !this.stopped) {
+      const chunk = this.held.shift()!;
+      this.heldChars -= chunk.length;
+      this.deliver(chunk);
+    }
+    if (!this.stopped && this.heldChars < this.holdChars) this.input.resume();
+  }
+
+  /** Drops whatever is kept and stops reading for good. */
+  stop(): void {
+    this.stopped = true;
+    this.held = [];
+    this.heldChars = 0;
+    this.input.off('data', this.onData);
+    this.input.pause();
+  }
+}
