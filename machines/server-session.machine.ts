@@ -9,6 +9,12 @@
  * supports it, otherwise the latest legacy version. Broadcasts reach a session
  * only in `initialized`; requests other than `initialize` and `ping` are
  * refused in `uninitialized`.
+ *
+ * A session nobody uses ends by itself (a client may leave without DELETE):
+ * in every live state, `sessionIdle` after the last `activity` it closes with
+ * `idle_timeout`, but never while something holds it open (`hold` … `release`:
+ * an open request or GET stream; a stdio connection holds its session for
+ * its whole life). The last `release` starts the idle time afresh.
  */
 import { assign, setup } from 'xstate';
 
@@ -16,20 +22,31 @@ export type SessionEndReason =
   | { type: 'client_deleted' }
   | { type: 'transport_closed' }
   | { type: 'server_shutdown' }
-  | { type: 'slow_consumer'; maxPending: number };
+  | { type: 'slow_consumer'; maxPending: number }
+  /** Nothing held the session open and no activity came for `idleMs`. */
+  | { type: 'idle_timeout'; idleMs: number };
 
 export type ServerSessionEvent =
   | { type: 'initialize'; requestedVersion: unknown; clientCapabilities: Record<string, unknown> }
   | { type: 'initialized' }
-  | { type: 'end'; reason: SessionEndReason };
+  | { type: 'end'; reason: SessionEndReason }
+  /** Any message from the client: restarts the idle time. */
+  | { type: 'activity' }
+  /** A request or GET stream opened: the session cannot idle out until it is released. */
+  | { type: 'hold' }
+  | { type: 'release' };
 
 export interface ServerSessionInput {
   /** Legacy versions this server accepts, oldest first; the last one is the fallback. */
   supportedVersions: readonly string[];
+  /** How long an unheld session may go without activity before it ends. */
+  idleMs: number;
 }
 
 interface Context {
   supportedVersions: readonly string[];
+  idleMs: number;
+  holds: number;
   protocolVersion: string | undefined;
   clientCapabilities: Record<string, unknown>;
   reason: SessionEndReason | undefined;
@@ -53,11 +70,22 @@ export const serverSessionMachine = setup({
       };
     }),
     recordEnd: assign({ reason: ({ event }) => (event.type === 'end' ? event.reason : undefined) }),
+    recordIdle: assign({ reason: ({ context }) => ({ type: 'idle_timeout' as const, idleMs: context.idleMs }) }),
+    addHold: assign({ holds: ({ context }) => context.holds + 1 }),
+    dropHold: assign({ holds: ({ context }) => Math.max(0, context.holds - 1) }),
+  },
+  guards: {
+    unheld: ({ context }) => context.holds === 0,
+  },
+  delays: {
+    sessionIdle: ({ context }) => context.idleMs,
   },
 }).createMachine({
   id: 'serverSession',
   context: ({ input }) => ({
     supportedVersions: input.supportedVersions,
+    idleMs: input.idleMs,
+    holds: 0,
     protocolVersion: undefined,
     clientCapabilities: {},
     reason: undefined,
@@ -65,11 +93,27 @@ export const serverSessionMachine = setup({
   initial: 'uninitialized',
   on: { end: { target: '.closed', actions: 'recordEnd' } },
   states: {
-    uninitialized: { on: { initialize: { target: 'initializing', actions: 'negotiate' } } },
+    uninitialized: idlesOut('uninitialized', { initialize: { target: 'initializing', actions: 'negotiate' } }),
     // The initialize response went out; the client confirms with notifications/initialized.
-    initializing: { on: { initialized: 'initialized' } },
-    initialized: {},
+    initializing: idlesOut('initializing', { initialized: 'initialized' }),
+    initialized: idlesOut('initialized', {}),
     closed: { type: 'final' },
   },
   output: ({ context }) => context.reason ?? { type: 'transport_closed' },
 });
+
+/**
+ * A live state with the idle rule: re-entering it (on activity, or on the
+ * release of the last hold) restarts its `sessionIdle` timer.
+ */
+function idlesOut<const S extends string, const T extends Record<string, unknown>>(state: S, transitions: T) {
+  return {
+    after: { sessionIdle: { guard: 'unheld', target: 'closed', actions: 'recordIdle' } },
+    on: {
+      ...transitions,
+      activity: { target: state, reenter: true },
+      hold: { actions: 'addHold' },
+      release: { target: state, reenter: true, actions: 'dropHold' },
+    },
+  } as const;
+}

@@ -126,6 +126,7 @@ export class ServerCore {
       capabilities: this.capabilities,
       index: this.index,
       maxPending: this.limits.maxPendingPerStream,
+      idleMs: this.limits.sessionIdleMs,
       onEnd: (ended, reason) => {
         this.sessions.delete(ended);
         onEnd(reason);

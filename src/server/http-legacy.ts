@@ -66,6 +66,7 @@ export class LegacyHttpSessions {
       return sendJson(res, 400, errorFrame('id' in message ? message.id : null, error));
     }
     if (!('id' in message)) {
+      record.session.activity();
       this.notification(record, message);
       return sendStatus(res, 202);
     }
@@ -76,7 +77,9 @@ export class LegacyHttpSessions {
       if (!res.writableFinished) controller.abort();
     });
     const reply = new HttpReply(res, this.core.limits.outboxHighWater, { 'mcp-session-id': record.session.id });
+    record.session.hold();
     const outcome = await routeLegacy(this.core, record.session, message, reply, controller.signal);
+    record.session.release();
     record.inflight.delete(key);
     if (controller.signal.aborted) return void res.end();
     if (outcome.kind === 'result') return reply.finish(resultFrame(message.id, outcome.result), 200);
@@ -92,6 +95,8 @@ export class LegacyHttpSessions {
       return sendJson(res, 409, errorFrame(null, error));
     }
     record.getStream = res;
+    record.session.hold();
+    res.once('close', () => record.session.release());
     openSse(res, { 'mcp-session-id': record.session.id });
     record.outbox.retarget(res);
     keepAlive(res, record.outbox, this.keepAliveMs);
@@ -108,6 +113,11 @@ export class LegacyHttpSessions {
     if (!record) return;
     record.session.end({ type: 'client_deleted' });
     sendStatus(res, 200);
+  }
+
+  /** Ends every session (the HTTP endpoint is closing). */
+  endAll(): void {
+    for (const record of [...this.records.values()]) record.session.end({ type: 'server_shutdown' });
   }
 
   private lookup(req: IncomingMessage, res: ServerResponse, id: RequestId | null): SessionRecord | undefined {

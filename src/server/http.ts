@@ -38,6 +38,7 @@ export interface HttpServerHandle {
   readonly port: number;
   /** The MCP endpoint, e.g. http://127.0.0.1:PORT/mcp */
   readonly url: string;
+  /** Ends this endpoint's legacy sessions and connections, and stops listening. */
   close(): Promise<void>;
 }
 
@@ -67,6 +68,7 @@ export function listenHttp(core: ServerCore, options: HttpListenOptions): Promis
         url: `http://${urlHost}:${port}${path}`,
         close: () =>
           new Promise<void>((done) => {
+            legacy.endAll();
             server.close(() => done());
             server.closeAllConnections();
           }),

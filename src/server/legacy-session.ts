@@ -6,7 +6,7 @@
  * Over HTTP that outbox is the session's GET stream, parked while none is open.
  */
 import { createActor, type Actor } from 'xstate';
-import { serverSessionMachine, type SessionEndReason } from '../../machines/server-session.machine.ts';
+import { serverSessionMachine, type ServerSessionEvent, type SessionEndReason } from '../../machines/server-session.machine.ts';
 import { LEGACY_VERSIONS, type ServerCapabilities } from '../protocol/versions.ts';
 import { LIST_CHANGED_METHOD, type Audience, type AudienceIndex, type ListKind } from './audience-index.ts';
 import type { ChangeEvent } from './bus.ts';
@@ -20,6 +20,8 @@ export interface LegacySessionOptions {
   capabilities: ServerCapabilities;
   index: AudienceIndex;
   maxPending: number;
+  /** An unheld session without activity for this long ends (`idle_timeout`). */
+  idleMs: number;
   onEnd(session: LegacySession, reason: SessionEndReason): void;
 }
 
@@ -35,7 +37,7 @@ export class LegacySession implements Audience {
 
   constructor(private readonly options: LegacySessionOptions) {
     this.id = options.id;
-    this.actor = createActor(serverSessionMachine, { input: { supportedVersions: LEGACY_VERSIONS } });
+    this.actor = createActor(serverSessionMachine, { input: { supportedVersions: LEGACY_VERSIONS, idleMs: options.idleMs } });
     let registered = false;
     this.actor.subscribe((snapshot) => {
       if (snapshot.value === 'initialized' && !registered) {
@@ -72,6 +74,25 @@ export class LegacySession implements Audience {
 
   initialized(): void {
     this.actor.send({ type: 'initialized' });
+  }
+
+  /** The client did something: restarts the idle time. */
+  activity(): void {
+    this.whileLive({ type: 'activity' });
+  }
+
+  /** Something (a request, a GET stream, a stdio connection) keeps the session from idling out until `release`. */
+  hold(): void {
+    this.whileLive({ type: 'hold' });
+  }
+
+  release(): void {
+    this.whileLive({ type: 'release' });
+  }
+
+  /** Requests and streams may outlive their session (DELETE, idle timeout); their news is moot then. */
+  private whileLive(event: ServerSessionEvent): void {
+    if (this.actor.getSnapshot().status === 'active') this.actor.send(event);
   }
 
   /** Where unsolicited messages go from now on (stdio: the connection; HTTP: the GET stream). */

@@ -20,9 +20,15 @@
  *   larger is -32700 on stdio and HTTP 413 on HTTP.
  * - `maxSessions` (default 1,000): legacy HTTP sessions; past it
  *   `initialize` gets HTTP 503 with a -32000 error.
+ * - `sessionIdleMs` (default 600,000, ten minutes): a legacy HTTP session
+ *   with no request in progress, no GET stream open and no message from its
+ *   client for this long ends (clients may leave without DELETE, as the
+ *   official client's close() does); its id then gets 404, so the client
+ *   starts a new session. A stdio session lives as long as its connection.
  * - `outboxHighWater` (default 256): queued outbound frames per connection
- *   above which stdio stops reading input and request-scoped progress/log
- *   writes wait, until the client drains.
+ *   above which stdio holds its input back (reading at most `maxBodyBytes`
+ *   more, unparsed) and request-scoped progress/log writes wait, until the
+ *   client drains.
  * - `finishTimeoutMs` (default 5,000): how long a graceful listen completion
  *   may take to flush before the stream is cut.
  */
@@ -33,6 +39,7 @@ export interface ServerLimits {
   maxPendingPerStream: number;
   maxBodyBytes: number;
   maxSessions: number;
+  sessionIdleMs: number;
   outboxHighWater: number;
   finishTimeoutMs: number;
 }
@@ -44,6 +51,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxPendingPerStream: 1_024,
   maxBodyBytes: 4 * 1024 * 1024,
   maxSessions: 1_000,
+  sessionIdleMs: 600_000,
   outboxHighWater: 256,
   finishTimeoutMs: 5_000,
 };

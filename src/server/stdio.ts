@@ -185,6 +185,7 @@ export class StdioConnection implements StdioConnectionHandle {
       this.session = this.core.newSession('stdio', (reason) => {
         if (reason.type === 'slow_consumer') this.shutDown();
       });
+      this.session.hold(); // the connection is the session: it never idles out
       this.session.attach(this.outbox);
     } else if (request.method === 'server/discover' || claimsModern(request.params)) {
       this.era = 'modern';

@@ -88,7 +88,7 @@ describe('server-session machine', () => {
 
   it('keeps a supported requested version and falls back to the latest otherwise', () => {
     for (const [requested, negotiated] of [['2025-03-26', '2025-03-26'], ['2099-01-01', '2025-11-25'], [undefined, '2025-11-25']] as const) {
-      const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions } }).start();
+      const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 60_000 } }).start();
       actor.send({ type: 'initialize', requestedVersion: requested, clientCapabilities: { roots: {} } });
       expect(actor.getSnapshot().context.protocolVersion).toBe(negotiated);
       expect(actor.getSnapshot().context.clientCapabilities).toEqual({ roots: {} });
@@ -96,7 +96,7 @@ describe('server-session machine', () => {
   });
 
   it('goes uninitialized → initializing → initialized → closed with the reason', () => {
-    const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions } }).start();
+    const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 60_000 } }).start();
     actor.send({ type: 'initialized' });
     expect(actor.getSnapshot().value).toBe('uninitialized');
     actor.send({ type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} });
@@ -105,5 +105,49 @@ describe('server-session machine', () => {
     expect(actor.getSnapshot().value).toBe('initialized');
     actor.send({ type: 'end', reason: { type: 'client_deleted' } });
     expect(actor.getSnapshot().output).toEqual({ type: 'client_deleted' });
+  });
+
+  describe('idle timeout', () => {
+    const start = () => {
+      const clock = new SimulatedClock();
+      const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 60_000 }, clock }).start();
+      return { clock, actor };
+    };
+
+    it('ends a session without activity after sessionIdle, in any live state', () => {
+      for (const events of [[], [{ type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} }], [{ type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} }, { type: 'initialized' }]] as const) {
+        const { clock, actor } = start();
+        for (const event of events) actor.send(event);
+        clock.increment(59_999);
+        expect(actor.getSnapshot().status).toBe('active');
+        clock.increment(1);
+        expect(actor.getSnapshot().output).toEqual({ type: 'idle_timeout', idleMs: 60_000 });
+      }
+    });
+
+    it('restarts the idle time on activity', () => {
+      const { clock, actor } = start();
+      clock.increment(50_000);
+      actor.send({ type: 'activity' });
+      clock.increment(59_999);
+      expect(actor.getSnapshot().status).toBe('active');
+      clock.increment(1);
+      expect(actor.getSnapshot().status).toBe('done');
+    });
+
+    it('never idles out while held, and counts afresh from the last release', () => {
+      const { clock, actor } = start();
+      actor.send({ type: 'hold' });
+      actor.send({ type: 'hold' });
+      clock.increment(600_000);
+      actor.send({ type: 'release' });
+      clock.increment(600_000);
+      expect(actor.getSnapshot().status).toBe('active');
+      actor.send({ type: 'release' });
+      clock.increment(59_999);
+      expect(actor.getSnapshot().status).toBe('active');
+      clock.increment(1);
+      expect(actor.getSnapshot().output).toEqual({ type: 'idle_timeout', idleMs: 60_000 });
+    });
   });
 });
