@@ -44,6 +44,12 @@ export interface FilterRules {
    * server honors nothing) is valid.
    */
   acknowledged?: boolean;
+  /**
+   * Ignore keys this revision does not know (a server reading a client's
+   * filter: the schema allows extra properties) while still refusing an
+   * empty filter.
+   */
+  ignoreUnknownKeys?: boolean;
 }
 
 /** A resource URI must parse as an absolute URI with a scheme. */
@@ -69,7 +75,7 @@ export function validateFilter(raw: unknown, rules: FilterRules): NotificationFi
   }
   const input = raw as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!KNOWN_KEYS.has(key) && !rules.acknowledged) throw new FilterError('unknown_key', `unknown filter key ${JSON.stringify(key)}`, key);
+    if (!KNOWN_KEYS.has(key) && !rules.acknowledged && !rules.ignoreUnknownKeys) throw new FilterError('unknown_key', `unknown filter key ${JSON.stringify(key)}`, key);
   }
   const filter: NotificationFilter = {};
   for (const key of BOOLEAN_KEYS) {

@@ -70,7 +70,8 @@ export class ServerCore {
   honor(raw: unknown): NotificationFilter {
     let requested: NotificationFilter;
     try {
-      requested = validateFilter(raw, { allowTaskIds: false, maxUris: this.limits.maxUrisPerFilter });
+      // Unknown keys are ignored: the SubscriptionFilter schema allows extra properties.
+      requested = validateFilter(raw, { allowTaskIds: false, maxUris: this.limits.maxUrisPerFilter, ignoreUnknownKeys: true });
     } catch (error) {
       if (error instanceof FilterError) throw new InvalidParamsError(`Invalid params: notifications: ${error.message}`);
       throw error;

@@ -69,6 +69,15 @@ describe('bad input over stdio', () => {
     expect((await p.response(5)).error?.data).toEqual({ requested: '1900-01-01', supported: ['2026-07-28'] });
   });
 
+  it('ignores listen filter keys it does not know (the schema allows them) but refuses a filter that selects nothing', async () => {
+    const p = start();
+    p.request('L', 'subscriptions/listen', { notifications: { toolsListChanged: true, futureKey: { any: 1 } } });
+    const ack = await p.next((message) => message.method === 'notifications/subscriptions/acknowledged');
+    expect(ack.params?.notifications).toEqual({ toolsListChanged: true });
+    p.request('E', 'subscriptions/listen', { notifications: { futureKey: true } });
+    expect((await p.response('E')).error?.code).toBe(ErrorCode.InvalidParams);
+  });
+
   it('refuses a flood of listen requests past the per-connection limit', async () => {
     const p = start();
     for (let id = 1; id <= 70; id++) p.request(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
