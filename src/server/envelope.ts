@@ -6,6 +6,7 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { MetaKey, MODERN_VERSION } from '../protocol/versions.ts';
 import { InvalidEnvelopeError, UnsupportedVersionError } from './errors.ts';
 import { isLogLevel, type LogLevel } from './request-context.ts';
+import { isJsonObject } from './json-values.ts';
 
 export const SUPPORTED_MODERN_VERSIONS = [MODERN_VERSION];
 
@@ -15,20 +16,18 @@ export interface Envelope {
   progressToken: string | number | undefined;
 }
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** True when a message claims the modern era by carrying a protocol version in `_meta`. */
 export const claimsModern = (params: JsonObject | undefined): boolean =>
-  isObject(params?._meta) && (params._meta as JsonObject)[MetaKey.protocolVersion] !== undefined;
+  isJsonObject(params?._meta) && (params._meta as JsonObject)[MetaKey.protocolVersion] !== undefined;
 
 export function readEnvelope(params: JsonObject | undefined): Envelope {
   const meta = params?._meta;
-  if (!isObject(meta)) throw new InvalidEnvelopeError('Invalid params: _meta with the request envelope is required');
+  if (!isJsonObject(meta)) throw new InvalidEnvelopeError('Invalid params: _meta with the request envelope is required');
   const version = meta[MetaKey.protocolVersion];
   if (typeof version !== 'string') throw new InvalidEnvelopeError(`Invalid params: _meta["${MetaKey.protocolVersion}"] is required`);
   if (!SUPPORTED_MODERN_VERSIONS.includes(version)) throw new UnsupportedVersionError(version, SUPPORTED_MODERN_VERSIONS);
   const clientCapabilities = meta[MetaKey.clientCapabilities];
-  if (!isObject(clientCapabilities)) {
+  if (!isJsonObject(clientCapabilities)) {
     throw new InvalidEnvelopeError(`Invalid params: _meta["${MetaKey.clientCapabilities}"] must be an object`);
   }
   const logLevel = meta[MetaKey.logLevel];

@@ -16,6 +16,7 @@ import { Outbox } from './outbox.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, resultFrame } from './outcome.ts';
+import { requestKey } from './json-values.ts';
 
 interface SessionRecord {
   session: LegacySession;
@@ -26,8 +27,6 @@ interface SessionRecord {
 }
 
 const SESSION_HEADER = 'mcp-session-id';
-const idKey = (id: RequestId): string => `${typeof id}:${id}`;
-
 export class LegacyHttpSessions {
   private readonly records = new Map<string, SessionRecord>();
 
@@ -70,7 +69,7 @@ export class LegacyHttpSessions {
       this.notification(record, message);
       return sendStatus(res, 202);
     }
-    const key = idKey(message.id);
+    const key = requestKey(message.id);
     const controller = new AbortController();
     record.inflight.set(key, controller);
     res.on('close', () => {
@@ -136,7 +135,7 @@ export class LegacyHttpSessions {
     if (message.method === 'notifications/initialized') record.session.initialized();
     if (message.method === 'notifications/cancelled') {
       const id = message.params?.requestId;
-      if (typeof id === 'string' || typeof id === 'number') record.inflight.get(idKey(id))?.abort();
+      if (typeof id === 'string' || typeof id === 'number') record.inflight.get(requestKey(id))?.abort();
     }
   }
 

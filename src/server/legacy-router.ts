@@ -10,8 +10,7 @@ import * as methods from './methods.ts';
 import type { Outcome } from './outcome.ts';
 import { createRequestContext, isLogLevel, type ReplyChannel } from './request-context.ts';
 import { toolFailure } from './tool-failure.ts';
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject } from './json-values.ts';
 
 export async function routeLegacy(
   core: ServerCore,
@@ -33,7 +32,7 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
   if (method === 'ping') return {};
   if (session.state === 'uninitialized') throw new NotInitializedError(method);
   const meta = params?._meta;
-  const token = isObject(meta) ? meta.progressToken : undefined;
+  const token = isJsonObject(meta) ? meta.progressToken : undefined;
   const context = createRequestContext({
     era: 'legacy',
     requestId: request.id,
@@ -81,7 +80,7 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
 function initialize(core: ServerCore, session: LegacySession, params: JsonObject | undefined): JsonObject {
   if (session.state !== 'uninitialized') throw new InvalidRequestError('initialize was already called on this session');
   const capabilities = params?.capabilities;
-  const protocolVersion = session.initialize(params?.protocolVersion, isObject(capabilities) ? capabilities : {});
+  const protocolVersion = session.initialize(params?.protocolVersion, isJsonObject(capabilities) ? capabilities : {});
   const result: JsonObject = { protocolVersion, capabilities: core.capabilities, serverInfo: core.info };
   if (core.instructions !== undefined) result.instructions = core.instructions;
   return result;

@@ -7,8 +7,7 @@ import { InvalidParamsError, MissingClientCapabilityError, ResourceNotFoundError
 import type { Registry } from './registry.ts';
 import type { RequestContext } from './request-context.ts';
 import { checkArguments } from './tool-arguments.ts';
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject } from './json-values.ts';
 
 function stringParam(params: JsonObject | undefined, key: string): string {
   const value = params?.[key];
@@ -30,7 +29,7 @@ export async function callTool(registry: Registry, params: JsonObject | undefine
   const entry = registry.tools.get(name);
   if (!entry) throw new InvalidParamsError(`Unknown tool: ${name}`);
   const args = params?.arguments ?? {};
-  if (!isObject(args)) throw new InvalidParamsError('Invalid params: arguments must be an object');
+  if (!isJsonObject(args)) throw new InvalidParamsError('Invalid params: arguments must be an object');
   const needs = entry.definition.requiresClientCapabilities;
   if (needs) {
     const missing = Object.fromEntries(Object.entries(needs).filter(([key]) => context.clientCapabilities[key] === undefined));
@@ -51,7 +50,7 @@ export async function getPrompt(registry: Registry, params: JsonObject | undefin
   const entry = registry.prompts.get(name);
   if (!entry) throw new InvalidParamsError(`Unknown prompt: ${name}`);
   const raw = params?.arguments ?? {};
-  if (!isObject(raw) || Object.values(raw).some((value) => typeof value !== 'string')) {
+  if (!isJsonObject(raw) || Object.values(raw).some((value) => typeof value !== 'string')) {
     throw new InvalidParamsError('Invalid params: prompt arguments must be an object of strings');
   }
   const args = raw as Record<string, string>;

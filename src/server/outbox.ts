@@ -52,10 +52,6 @@ export class Outbox {
     return this.size === 0 && !this.blocked && this.sink !== undefined;
   }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
   push(json: string, lane?: Lane, key?: string): void {
     if (this.closed) return;
     this.entries.push({ json, lane, key });

@@ -90,10 +90,6 @@ export class Catalog<D, H> {
     return this.entries.get(key);
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   page(cursor: unknown, pageSize: number): { items: Entry<D, H>[]; nextCursor?: string } {
     this.sorted ??= [...this.entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     let start = 0;

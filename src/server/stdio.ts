@@ -22,6 +22,7 @@ import { routeListen, routeModern } from './modern-router.ts';
 import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
 import { Outbox } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
+import { requestKey } from './json-values.ts';
 
 export interface StdioOptions {
   stdin?: Readable;
@@ -33,8 +34,6 @@ export interface StdioConnectionHandle {
   readonly closed: Promise<void>;
   close(): Promise<void>;
 }
-
-const idKey = (id: RequestId): string => `${typeof id}:${id}`;
 
 export class StdioConnection implements StdioConnectionHandle {
   readonly closed: Promise<void>;
@@ -117,7 +116,7 @@ export class StdioConnection implements StdioConnectionHandle {
     if (message.method === 'notifications/cancelled') {
       const id = message.params?.requestId;
       if (typeof id !== 'string' && typeof id !== 'number') return;
-      const key = idKey(id);
+      const key = requestKey(id);
       const stream = this.streams.get(key);
       if (stream) stream.cancel();
       else this.inflight.get(key)?.abort(message.params?.reason);
@@ -126,7 +125,7 @@ export class StdioConnection implements StdioConnectionHandle {
 
   private async onRequest(request: JsonRpcRequest): Promise<void> {
     // Everything up to the first await runs before the next frame is read.
-    const key = idKey(request.id);
+    const key = requestKey(request.id);
     if (this.inflight.has(key) || this.streams.has(key)) {
       this.outbox.push(errorFrame(request.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(request.id)} is already in use`)));
       return;
