@@ -9,7 +9,7 @@ import type { RequestId } from '../protocol/jsonrpc.ts';
 import type { Implementation, ServerCapabilities } from '../protocol/versions.ts';
 import { AudienceIndex, type ListKind } from './audience-index.ts';
 import { createInProcessBus, type ChangeBus } from './bus.ts';
-import { InvalidParamsError, LimitExceededError } from './errors.ts';
+import { InvalidParamsError, LimitExceededError, ServerClosingError } from './errors.ts';
 import { LegacySession, type SessionEndReason } from './legacy-session.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 import { ListenStream, type StreamEndReason } from './listen-stream.ts';
@@ -87,7 +87,7 @@ export class ServerCore {
 
   /**
    * Opens a listen stream writing into `outbox` and indexes it once it is
-   * acknowledged. Throws LimitExceededError past `maxListenStreams`.
+   * acknowledged. Throws as `assertRoomForStream` does.
    */
   openStream(id: RequestId, honored: NotificationFilter, outbox: Outbox, onEnd: (reason: StreamEndReason) => void): ListenStream {
     this.assertRoomForStream();
@@ -113,9 +113,9 @@ export class ServerCore {
     return stream;
   }
 
-  /** Throws LimitExceededError when no further listen stream may open. */
+  /** Throws ServerClosingError while closing, LimitExceededError past maxListenStreams. */
   assertRoomForStream(): void {
-    if (this.closing) throw new LimitExceededError('serverClosing', 0, 503);
+    if (this.closing) throw new ServerClosingError();
     if (this.streams.size >= this.limits.maxListenStreams) {
       throw new LimitExceededError('maxListenStreams', this.limits.maxListenStreams);
     }

@@ -101,6 +101,16 @@ export class LimitExceededError extends WireError {
   }
 }
 
+/** A listen stream was requested while the server is closing (HTTP 503). */
+export class ServerClosingError extends WireError {
+  override readonly name = 'ServerClosingError';
+  readonly rpcCode = -32000;
+  override readonly httpStatus = 503;
+  constructor() {
+    super('Server is shutting down: no new listen streams');
+  }
+}
+
 /** Requests on a legacy session before `initialize`. */
 export class NotInitializedError extends WireError {
   override readonly name = 'NotInitializedError';
