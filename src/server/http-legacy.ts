@@ -15,7 +15,7 @@ import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame } from '.
 import { Outbox } from './outbox.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
-import { errorFrame, resultFrame } from './outcome.ts';
+import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
 import { requestKey } from './json-values.ts';
 
 interface SessionRecord {
@@ -77,9 +77,13 @@ export class LegacyHttpSessions {
     });
     const reply = new HttpReply(res, this.core.limits.outboxHighWater, { 'mcp-session-id': record.session.id });
     record.session.hold();
-    const outcome = await routeLegacy(this.core, record.session, message, reply, controller.signal);
-    record.session.release();
-    record.inflight.delete(key);
+    let outcome: Outcome;
+    try {
+      outcome = await routeLegacy(this.core, record.session, message, reply, controller.signal);
+    } finally {
+      record.session.release();
+      record.inflight.delete(key);
+    }
     if (controller.signal.aborted) return void res.end();
     if (outcome.kind === 'result') return reply.finish(resultFrame(message.id, outcome.result), 200);
     if (outcome.kind === 'error') return reply.finish(errorFrame(message.id, outcome.error), outcome.error.httpStatus === 404 ? 200 : outcome.error.httpStatus);
