@@ -2,7 +2,7 @@
  * TransportEvents that record what a transport reports and let a test wait
  * for a particular frame or for the close, instead of sleeping.
  */
-import type { ClassifiedFrame, JsonRpcResponse, RequestId } from '../../src/protocol/jsonrpc.ts';
+import type { ClassifiedFrame, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../src/protocol/jsonrpc.ts';
 import type { TransportClosedInfo, TransportEvents } from '../../src/transport/transport.ts';
 
 interface Waiter {
@@ -67,3 +67,15 @@ export function resultOf(response: JsonRpcResponse): Record<string, unknown> {
   if ('error' in response) throw new Error(`expected a result, got error ${JSON.stringify(response.error)}`);
   return response.result;
 }
+
+/** A JSON-RPC request frame for a test to send. */
+export const request = (id: RequestId, method: string, params?: Record<string, unknown>): JsonRpcRequest => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params && { params }),
+});
+
+/** A legacy `initialize` request (id 1) from a client named `clientName`. */
+export const initializeRequest = (clientName: string): JsonRpcRequest =>
+  request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: clientName, version: '1.0.0' } });

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { NotConnectedError, TransportStartError } from '../../src/protocol/errors.ts';
-import type { JsonRpcMessage, JsonRpcRequest } from '../../src/protocol/jsonrpc.ts';
+import type { JsonRpcMessage } from '../../src/protocol/jsonrpc.ts';
 import { fromSdkTransport, type SdkTransportLike } from '../../src/transport/sdk-adapter.ts';
 import type { ClientTransport } from '../../src/transport/transport.ts';
-import { RecordingEvents, resultOf } from './recording-events.ts';
+import { initializeRequest, RecordingEvents, request, resultOf } from './recording-events.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -31,18 +31,7 @@ async function started(transport: ClientTransport) {
   return events;
 }
 
-const request = (id: number, method: string, params?: Record<string, unknown>): JsonRpcRequest => ({
-  jsonrpc: '2.0',
-  id,
-  method,
-  ...(params && { params }),
-});
-
-const initialize = request(1, 'initialize', {
-  protocolVersion: '2025-11-25',
-  capabilities: {},
-  clientInfo: { name: 'adapter-test', version: '1.0.0' },
-});
+const initialize = initializeRequest('adapter-test');
 
 /** A hand-driven SdkTransportLike, for what the official transports will not do on cue. */
 class ManualSdkTransport implements SdkTransportLike {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotConnectedError, TransportStartError } from '../../src/protocol/errors.ts';
-import type { ClassifiedFrame, JsonRpcRequest } from '../../src/protocol/jsonrpc.ts';
+import type { ClassifiedFrame } from '../../src/protocol/jsonrpc.ts';
 import { stdioTransport, type StdioClientTransport, type StdioTransportOptions } from '../../src/transport/stdio.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
-import { RecordingEvents, resultOf } from './recording-events.ts';
+import { initializeRequest, RecordingEvents, request, resultOf } from './recording-events.ts';
 
 const OFFICIAL = 'test/fixtures/official-stdio-server.ts';
 const SCRIPTED = 'test/fixtures/scripted-peer.ts';
@@ -24,18 +24,7 @@ async function open(options: StdioTransportOptions) {
 const fixture = (path: string, args: string[] = [], options: Partial<StdioTransportOptions> = {}) =>
   open({ command: process.execPath, args: ['--import', 'tsx', path, ...args], ...options });
 
-const request = (id: number | string, method: string, params?: Record<string, unknown>): JsonRpcRequest => ({
-  jsonrpc: '2.0',
-  id,
-  method,
-  ...(params && { params }),
-});
-
-const initialize = request(1, 'initialize', {
-  protocolVersion: '2025-11-25',
-  capabilities: {},
-  clientInfo: { name: 'stdio-test', version: '1.0.0' },
-});
+const initialize = initializeRequest('stdio-test');
 
 const problemOf = (frame: ClassifiedFrame) => (frame.kind === 'invalid' ? frame.error.problem : frame.kind);
 
