@@ -6,8 +6,8 @@
 import { toPromise } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
 import { isLifecycleEvent } from '../../machines/connection.machine.ts';
-import { NotConnectedError } from '../protocol/errors.ts';
-import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { HttpStatusError, NotConnectedError } from '../protocol/errors.ts';
+import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
 import type { NotificationHandler } from './inbound-router.ts';
@@ -165,8 +165,21 @@ export class McpClient {
     return this.request('resources/read', { uri }, options);
   }
 
-  callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<JsonObject> {
-    return this.request('tools/call', { name, arguments: args }, options);
+  /**
+   * Calls a tool. Over modern HTTP a server refuses a call whose
+   * `Mcp-Param-*` headers are missing or stale with HeaderMismatch; as the
+   * spec advises, the tool list is then fetched again (the transport learns
+   * the headers from it) and the call retried once.
+   */
+  async callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<JsonObject> {
+    const params = { name, arguments: args };
+    try {
+      return await this.request('tools/call', params, options);
+    } catch (error) {
+      if (!(error instanceof HttpStatusError) || error.rpcError?.code !== ErrorCode.HeaderMismatch) throw error;
+      await this.listTools(options);
+      return this.request('tools/call', params, options);
+    }
   }
 
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<JsonObject> {

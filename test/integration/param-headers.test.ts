@@ -1,8 +1,9 @@
 /**
  * `x-mcp-header` end to end: our client over modern HTTP against our server,
  * which refuses a tools/call whose marked argument has no matching
- * `Mcp-Param-{Name}` header (-32020). The client must have listed the tools
- * first; a tiny node:http echo server shows the header itself on the wire.
+ * `Mcp-Param-{Name}` header (-32020). The transport sends the header for tools
+ * it has seen listed (callTool re-lists and retries once on -32020); a tiny
+ * node:http echo server shows the header itself on the wire.
  */
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,16 +68,15 @@ describe('x-mcp-header: our client against our server over modern HTTP', () => {
     expect(errors).toEqual([]);
   });
 
-  it('a tools/call before any tools/list goes without the header and the server refuses it with HeaderMismatch', async () => {
+  it('a tools/call before any tools/list goes without the header; the server refuses it with HeaderMismatch, and callTool re-lists and retries once', async () => {
     const { url, seen } = await regionServer();
     const { client } = await connect(url);
-    await expect(client.callTool('region_query', { region: 'us-west1', query: 'q' })).rejects.toMatchObject({
+    await expect(client.request('tools/call', { name: 'region_query', arguments: { region: 'us-west1', query: 'q0' } })).rejects.toMatchObject({
       name: 'HttpStatusError',
       status: 400,
       rpcError: { code: ErrorCode.HeaderMismatch },
     });
     expect(seen).toEqual([]);
-    await client.listTools();
     await client.callTool('region_query', { region: 'us-west1', query: 'q' });
     expect(seen).toEqual([{ region: 'us-west1', query: 'q' }]);
   });
