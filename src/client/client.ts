@@ -33,7 +33,6 @@ export interface ClientOptions extends ConnectionOptions {
 }
 export type ClientEvent = ConnectionNotice;
 
-
 export class McpClient {
   readonly connection: Connection;
   /** Resolves once, with why the connection ended for good. */
@@ -107,7 +106,7 @@ export class McpClient {
       const stop = this.connection.onNotice((notice) => {
         if (notice.type === 'connection.ready') resolve();
         else if (notice.type === 'connection.failed') reject(notice.cause);
-        else if (notice.type === 'connection.closed') reject(new Error(`connection closed: ${notice.reason.type}`));
+        else if (notice.type === 'connection.closed') reject(new NotConnectedError(`closed (${notice.reason.type})`, 'connect'));
         else return;
         stop();
       });
