@@ -20,6 +20,19 @@ export interface Envelope {
 export const claimsModern = (params: JsonObject | undefined): boolean =>
   isJsonObject(params?._meta) && (params._meta as JsonObject)[MetaKey.protocolVersion] !== undefined;
 
+/**
+ * The era a connection's opening request selects, the same on every
+ * transport: an `initialize` without the modern envelope opens the legacy
+ * era; `server/discover` or any request carrying the envelope, the modern
+ * one; anything else selects none.
+ */
+export function eraOfOpening(request: { method: string; params?: JsonObject }): 'legacy' | 'modern' | undefined {
+  const modern = claimsModern(request.params);
+  if (request.method === 'initialize' && !modern) return 'legacy';
+  if (request.method === 'server/discover' || modern) return 'modern';
+  return undefined;
+}
+
 export function readEnvelope(params: JsonObject | undefined): Envelope {
   const meta = params?._meta;
   if (!isJsonObject(meta)) throw new InvalidEnvelopeError('Invalid params: _meta with the request envelope is required');

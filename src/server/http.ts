@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { classifyFrame } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
-import { claimsModern } from './envelope.ts';
+import { eraOfOpening } from './envelope.ts';
 import { InternalFailure, InvalidRequestError, ParseFailure } from './errors.ts';
 import { isLoopbackAddress, rejectForeignOrigin, type OriginPolicy } from './http-guard.ts';
 import { readBody, sendJson } from './http-io.ts';
@@ -111,7 +111,7 @@ async function handle(
   const message = frame.message;
 
   if (legacy.sessionIdOf(req) !== undefined && req.headers['mcp-protocol-version'] !== MODERN_VERSION) return legacy.post(req, res, message);
-  if (frame.kind === 'request' && message.method === 'initialize' && !claimsModern(message.params) && req.headers['mcp-protocol-version'] !== MODERN_VERSION) {
+  if (frame.kind === 'request' && eraOfOpening(frame.message) === 'legacy' && req.headers['mcp-protocol-version'] !== MODERN_VERSION) {
     return legacy.initialize(res, frame.message);
   }
   if (frame.kind === 'notification') return acceptModernNotification(res);

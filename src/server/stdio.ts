@@ -11,7 +11,7 @@ import type { Era } from '../../machines/era.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import { parseFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
 import type { ServerCore } from './core.ts';
-import { claimsModern } from './envelope.ts';
+import { eraOfOpening } from './envelope.ts';
 import { InvalidRequestError, LimitExceededError, MethodNotFoundError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
@@ -179,15 +179,13 @@ export class StdioConnection implements StdioConnectionHandle {
 
   private pickEra(request: JsonRpcRequest): Era | undefined {
     if (this.era) return this.era;
-    if (request.method === 'initialize') {
-      this.era = 'legacy';
+    this.era = eraOfOpening(request);
+    if (this.era === 'legacy') {
       this.session = this.core.newSession('stdio', (reason) => {
         if (reason.type === 'slow_consumer') this.shutDown();
       });
       this.session.hold(); // the connection is the session: it never idles out
       this.session.attach(this.outbox);
-    } else if (request.method === 'server/discover' || claimsModern(request.params)) {
-      this.era = 'modern';
     }
     return this.era;
   }
