@@ -9,7 +9,6 @@ import type { LegacySession } from './legacy-session.ts';
 import * as methods from './methods.ts';
 import type { Outcome } from './outcome.ts';
 import { createRequestContext, isLogLevel, type ReplyChannel } from './request-context.ts';
-import { toolFailure } from './tool-failure.ts';
 import { isJsonObject } from './json-values.ts';
 
 export async function routeLegacy(
@@ -42,22 +41,9 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
     logThreshold: session.logLevel ?? 'debug',
     channel,
   });
-  const { registry, pageSize } = core;
+  const shared = methods.answerShared(method, core.registry, params, core.pageSize, context);
+  if (shared) return shared;
   switch (method) {
-    case 'tools/list':
-      return methods.listTools(registry, params, pageSize);
-    case 'tools/call':
-      return methods.callTool(registry, params, context).catch(toolFailure);
-    case 'prompts/list':
-      return methods.listPrompts(registry, params, pageSize);
-    case 'prompts/get':
-      return methods.getPrompt(registry, params, context);
-    case 'resources/list':
-      return methods.listResources(registry, params, pageSize);
-    case 'resources/templates/list':
-      return { resourceTemplates: [] };
-    case 'resources/read':
-      return methods.readResource(registry, params, context);
     case 'resources/subscribe':
       if (!core.capabilities.resources?.subscribe) throw new MethodNotFoundError(method);
       session.subscribe(methods.uriParam(params));

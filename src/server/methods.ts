@@ -7,6 +7,7 @@ import { InvalidParamsError, MissingClientCapabilityError, ResourceNotFoundError
 import type { Registry } from './registry.ts';
 import type { RequestContext } from './request-context.ts';
 import { checkArguments } from './tool-arguments.ts';
+import { toolFailure } from './tool-failure.ts';
 import { isJsonObject } from './json-values.ts';
 
 function stringParam(params: JsonObject | undefined, key: string): string {
@@ -77,3 +78,34 @@ export async function readResource(registry: Registry, params: JsonObject | unde
 
 /** `resources/subscribe` and `unsubscribe` (legacy) need a URI; the resource need not exist yet. */
 export const uriParam = (params: JsonObject | undefined): string => stringParam(params, 'uri');
+
+/**
+ * Answers the methods both eras share (lists, calls, gets, reads); undefined
+ * for any other method, which the era's router answers itself.
+ */
+export function answerShared(
+  method: string,
+  registry: Registry,
+  params: JsonObject | undefined,
+  pageSize: number,
+  context: RequestContext,
+): Promise<JsonObject> | undefined {
+  switch (method) {
+    case 'tools/list':
+      return Promise.resolve(listTools(registry, params, pageSize));
+    case 'tools/call':
+      return callTool(registry, params, context).catch(toolFailure);
+    case 'prompts/list':
+      return Promise.resolve(listPrompts(registry, params, pageSize));
+    case 'prompts/get':
+      return getPrompt(registry, params, context);
+    case 'resources/list':
+      return Promise.resolve(listResources(registry, params, pageSize));
+    case 'resources/templates/list':
+      return Promise.resolve({ resourceTemplates: [] });
+    case 'resources/read':
+      return readResource(registry, params, context);
+    default:
+      return undefined;
+  }
+}

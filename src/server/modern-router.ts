@@ -12,7 +12,6 @@ import { MethodNotFoundError, toWireError } from './errors.ts';
 import * as methods from './methods.ts';
 import type { Outcome } from './outcome.ts';
 import { createRequestContext, type ReplyChannel } from './request-context.ts';
-import { toolFailure } from './tool-failure.ts';
 
 /**
  * `subscriptions/listen` is answered synchronously, so a stream is open
@@ -42,36 +41,8 @@ export async function routeModern(core: ServerCore, request: JsonRpcRequest, cha
       logThreshold: envelope.logLevel,
       channel,
     });
-    const { registry, pageSize } = core;
-    let result: JsonObject;
-    switch (method) {
-      case 'server/discover':
-        result = discoverResult(core);
-        break;
-      case 'tools/list':
-        result = methods.listTools(registry, params, pageSize);
-        break;
-      case 'tools/call':
-        result = await methods.callTool(registry, params, context).catch(toolFailure);
-        break;
-      case 'prompts/list':
-        result = methods.listPrompts(registry, params, pageSize);
-        break;
-      case 'prompts/get':
-        result = await methods.getPrompt(registry, params, context);
-        break;
-      case 'resources/list':
-        result = methods.listResources(registry, params, pageSize);
-        break;
-      case 'resources/templates/list':
-        result = { resourceTemplates: [] };
-        break;
-      case 'resources/read':
-        result = await methods.readResource(registry, params, context);
-        break;
-      default:
-        throw new MethodNotFoundError(method);
-    }
+    const result = method === 'server/discover' ? discoverResult(core) : await methods.answerShared(method, core.registry, params, core.pageSize, context);
+    if (!result) throw new MethodNotFoundError(method);
     return { kind: 'result', result: { resultType: 'complete', ...result } };
   } catch (error) {
     return { kind: 'error', error: toWireError(error) };
