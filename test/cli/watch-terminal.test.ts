@@ -21,9 +21,14 @@ const hasScript = (() => {
 const ANSI = /\x1b\[\d+m/;
 const plain = (text: string) => text.replace(/\x1b\[\d+m/g, '').replace(/\r/g, '');
 
-/** `watch ARGS` on a pseudo-terminal; what the terminal shows arrives on stdout, keystrokes go to stdin. */
+/**
+ * `watch ARGS` on a pseudo-terminal; what the terminal shows arrives on stdout,
+ * keystrokes go to stdin. `script` runs the command through $SHELL; `exec`
+ * replaces that shell, because a shell that stays in the foreground (dash
+ * does) dies of the Ctrl-C itself and `script` reports its 130, not ours.
+ */
 const watchOnTerminal = (args: string[]) =>
-  new CliRun('script', ['-qfec', [process.execPath, '--import', 'tsx', MAIN, 'watch', ...args].join(' '), '/dev/null'], {
+  new CliRun('script', ['-qfec', ['exec', process.execPath, '--import', 'tsx', MAIN, 'watch', ...args].join(' '), '/dev/null'], {
     env: fastDemoEnv(0),
     stdin: 'pipe',
   });
