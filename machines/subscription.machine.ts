@@ -8,10 +8,11 @@
  *        └──ack──▶ listening.resyncing ──snapshot──▶ listening.active
  *   any of them ──▶ closed (final; output: ClosedReason)
  *
- * The machine decides when the wire stream lives and which route its
- * notifications take; it says so with emitted events, which the I/O bridge
- * in src/client/stream-io.ts carries out (an invoked actor per stream would
- * cost ~1.8 KB each with 10,000 streams open):
+ * The machine decides when the wire stream lives, which route its
+ * notifications take and when the resync snapshot is fetched; it says so
+ * with emitted events, which the I/O bridge in src/client/stream-io.ts
+ * carries out (no invoked actors: a stream is one actor, and 10,000 may be
+ * open at once):
  * - `listen.open` (entering `listening`): send `subscriptions/listen` under the
  *   same id every time and report acknowledged/result/error/cancelled/ended as
  *   events; `listen.cancel` cancels on the wire; `listen.release` (leaving
@@ -22,10 +23,12 @@
  *   function call in the bridge.
  * - `route.hold` (entering `resyncing`): hold notifications in order.
  * - `route.stop` (leaving either): deliver nothing.
- * - the invoked `resync` actor (`resyncing`) fetches the snapshot.
+ * - `resync.start` (entering `resyncing`): fetch the snapshot and report it as
+ *   `resync.done` or `resync.failed`; `resync.cancel` (leaving it): drop that
+ *   fetch, after which nothing it says is reported.
  * In `opening`, `reopening` and `paused` no route is set: nothing is delivered.
  */
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 import type { ClosedReason } from './closed-reason.ts';
 import type { ConnectionLifecycleEvent } from './connection.machine.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
@@ -42,6 +45,9 @@ export type ListenWireEvent =
   | { type: 'listen.cancelled'; reason: string | undefined }
   | { type: 'listen.ended'; cause: unknown };
 
+/** What the I/O reports about the resync snapshot it was asked for. */
+export type ResyncEvent = { type: 'resync.done'; snapshot: object } | { type: 'resync.failed'; error: unknown };
+
 export type SubscriptionLocalEvent =
   /** The owner closed the stream. */
   | { type: 'close' }
@@ -50,7 +56,7 @@ export type SubscriptionLocalEvent =
   /** The mailbox shed a delivery at its cap. */
   | { type: 'delivery.dropped'; cap: number };
 
-export type SubscriptionEvent = ListenWireEvent | ConnectionLifecycleEvent | SubscriptionLocalEvent;
+export type SubscriptionEvent = ListenWireEvent | ResyncEvent | ConnectionLifecycleEvent | SubscriptionLocalEvent;
 
 export interface SubscriptionInput {
   subscriptionId: SubscriptionId;
@@ -74,11 +80,10 @@ export type ListenCommand =
       resynced: object | undefined;
     }
   | { type: 'route.hold' }
-  | { type: 'route.stop' };
-
-export interface ResyncInput {
-  honored: NotificationFilter;
-}
+  | { type: 'route.stop' }
+  /** Fetch the resync snapshot of what the honored filter covers. */
+  | { type: 'resync.start'; honored: NotificationFilter }
+  | { type: 'resync.cancel' };
 
 export interface SubscriptionContext extends SubscriptionInput {
   /** The acknowledged filter; undefined until the first acknowledgment. */
@@ -123,17 +128,13 @@ export const subscriptionMachine = setup({
     output: {} as ClosedReason,
     emitted: {} as ListenCommand,
   },
-  actors: {
-    // Signature only: src/client/stream-io.ts provides the real one.
-    resync: fromPromise<object, ResyncInput>(() => new Promise<object>(() => undefined)),
-  },
   guards: {
     ackBroaderThanRequested: ({ context, event }) =>
       event.type === 'listen.acknowledged' && !isWithin(event.honored, context.requested),
     everAcknowledged: ({ context }) => context.honored !== undefined,
     readyInOtherEra: ({ event }) => event.type === 'connection.ready' && event.era !== 'modern',
     leftModernEra: ({ event }) => event.type === 'connection.era_changed' && event.to !== 'modern',
-    resyncInterrupted: (_, params: { error: unknown }) => params.error instanceof ResyncInterruptedError,
+    resyncInterrupted: ({ event }) => event.type === 'resync.failed' && event.error instanceof ResyncInterruptedError,
   },
   delays: {
     ackTimeout: ({ context }) => context.ackTimeoutMs,
@@ -149,9 +150,9 @@ export const subscriptionMachine = setup({
         error: new HonoredFilterTooBroadError(context.subscriptionId, context.requested, event.type === 'listen.acknowledged' ? event.honored : {}),
       }),
     }),
-    recordResyncFailure: assign({ reason: (_, params: { error: unknown }) => ({ type: 'refused', error: params.error }) }),
+    recordResyncFailure: assign({ reason: ({ context, event }) => (event.type === 'resync.failed' ? { type: 'refused', error: event.error } : context.reason) }),
     assignHonored: assign({ honored: ({ context, event }) => (event.type === 'listen.acknowledged' ? event.honored : context.honored) }),
-    rememberSnapshot: assign({ resynced: (_, params: { snapshot: object }) => params.snapshot }),
+    rememberSnapshot: assign({ resynced: ({ context, event }) => (event.type === 'resync.done' ? event.snapshot : context.resynced) }),
     forgetSnapshot: assign({ resynced: undefined }),
     openOnWire: emit(({ context }) => ({ type: 'listen.open', subscriptionId: context.subscriptionId, filter: context.requested }) as const),
     cancelOnWire: emit({ type: 'listen.cancel' }),
@@ -159,6 +160,8 @@ export const subscriptionMachine = setup({
     routeDeliver: emit(({ context }) => ({ type: 'route.deliver', honored: context.honored ?? {}, resynced: context.resynced }) as const),
     routeHold: emit({ type: 'route.hold' }),
     routeStop: emit({ type: 'route.stop' }),
+    startResync: emit(({ context }) => ({ type: 'resync.start', honored: context.honored ?? {} }) as const),
+    cancelResync: emit({ type: 'resync.cancel' }),
   },
 }).createMachine({
   id: 'subscription',
@@ -210,27 +213,16 @@ export const subscriptionMachine = setup({
           },
         },
         resyncing: {
-          entry: 'routeHold',
-          exit: 'routeStop',
-          invoke: [
-            {
-              id: 'resync',
-              src: 'resync',
-              input: ({ context }) => ({ honored: context.honored ?? {} }),
-              onDone: {
-                target: 'active',
-                actions: { type: 'rememberSnapshot', params: ({ event }) => ({ snapshot: event.output }) },
-              },
-              onError: [
-                // The connection dropped mid-resync: `connection.lost` follows, wait for it there.
-                { guard: { type: 'resyncInterrupted', params: ({ event }) => ({ error: event.error }) }, target: '#subscription.paused' },
-                {
-                  target: '#subscription.closed',
-                  actions: { type: 'recordResyncFailure', params: ({ event }) => ({ error: event.error }) },
-                },
-              ],
-            },
-          ],
+          entry: ['routeHold', 'startResync'],
+          exit: ['cancelResync', 'routeStop'],
+          on: {
+            'resync.done': { target: 'active', actions: 'rememberSnapshot' },
+            'resync.failed': [
+              // The connection dropped mid-resync: `connection.lost` follows, wait for it there.
+              { guard: 'resyncInterrupted', target: '#subscription.paused' },
+              { target: '#subscription.closed', actions: 'recordResyncFailure' },
+            ],
+          },
         },
         cancelling: {
           // Transient: the cancel goes out before leaving `listening` releases the wire stream.

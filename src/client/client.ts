@@ -22,6 +22,7 @@ import type { Subscriber } from './mailbox.ts';
 import type { Inspect, RequestOptions } from './ports.ts';
 import {
   createListenStream,
+  OpenStreams,
   type IterableListenStream,
   type ListenOptions,
   type ListenStream,
@@ -39,7 +40,7 @@ export class McpClient {
   readonly closed: Promise<ConnectionClosedReason>;
 
   readonly #listeners: NotificationListeners;
-  readonly #streams = new Set<ListenStream>();
+  readonly #streams = new OpenStreams();
   readonly #options: ClientOptions;
 
   constructor(options: ClientOptions) {
@@ -52,7 +53,7 @@ export class McpClient {
     this.connection.onNotice((event) => {
       if (!isLifecycleEvent(event)) return;
       this.#listeners.handleLifecycle(event);
-      for (const stream of this.#streams) stream.handleLifecycle(event);
+      this.#streams.handleLifecycle(event);
     });
     this.connection.router.onNotification('*', (params, method) => {
       if (this.connection.era === 'legacy') this.#listeners.dispatch(method, params);
@@ -212,9 +213,7 @@ export class McpClient {
       ...(this.#options.mailboxCap !== undefined ? { mailboxCap: this.#options.mailboxCap } : {}),
       ...(this.#options.inspect ? { inspect: this.#options.inspect } : {}),
       ...options,
-    });
-    this.#streams.add(stream);
-    void stream.closed.then(() => this.#streams.delete(stream));
+    }, this.#streams);
     await stream.acknowledged;
     return stream;
   }

@@ -1,10 +1,8 @@
 /**
  * The I/O of machines/subscription.machine.ts: a `StreamWire` per stream
  * carries out what the machine emits (open, cancel and release the wire
- * stream; set the route), and the `resync` actor is provided once for every
- * stream (a `.provide()` per stream would rebuild the state tree each time:
- * seconds and megabytes at 10,000 streams); it finds its stream's I/O, a
- * `StreamIo`, through the subscription actor that invoked it.
+ * stream; set the route; fetch the resync snapshot) and reports back what
+ * the wire and the fetch say, as events.
  *
  * The hot path never reaches the machine: the port calls the wire's
  * `notification` handler, which does what the route the machine last set
@@ -14,15 +12,7 @@
  * every closure kept per stream is ~0.3 KB under tsx (esbuild's keepNames
  * gives each named closure its own property dictionary).
  */
-import { fromPromise, type AnyActorRef } from 'xstate';
-import {
-  subscriptionMachine,
-  type ListenCommand,
-  type ListenInput,
-  type ListenWireEvent,
-  type ResyncInput,
-  type SubscriptionEvent,
-} from '../../machines/subscription.machine.ts';
+import type { ListenCommand, ListenInput, ListenWireEvent, ResyncEvent, SubscriptionEvent } from '../../machines/subscription.machine.ts';
 import { filterAllows, type NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { RpcError } from '../protocol/errors.ts';
@@ -38,7 +28,7 @@ export interface StreamIo {
   readonly mailbox: Mailbox;
   /** Most events held during a resync: the mailbox cap, since they are in flight too. */
   readonly holdCap: number;
-  /** Sends to the subscription actor while it runs. */
+  /** Sends to the subscription actor (ignored once it is over). */
   send(event: SubscriptionEvent): void;
 }
 
@@ -53,6 +43,8 @@ export class StreamWire {
   /** Events held during a resync, in order; allocated on the first one. */
   private held: [string, JsonObject][] | undefined;
   private handle: ListenHandle | undefined;
+  /** The resync fetch in flight; a cancelled one's answer is ignored. */
+  private resyncing: AbortController | undefined;
   /** The handlers of the current run; a released run's are ignored. */
   current: ListenHandlers | undefined;
 
@@ -89,19 +81,26 @@ export class StreamWire {
       case 'route.stop':
         this.route = 'none';
         return;
+      case 'resync.start':
+        this.startResync(command.honored);
+        return;
+      case 'resync.cancel':
+        this.cancelResync();
+        return;
     }
   }
 
-  /** Drops the wire stream of the current run, if any: also what a stopped actor needs. */
+  /** Drops the wire stream of the current run and any resync fetch: also what an actor that ended in error needs. */
   release(): void {
     const handle = this.handle;
     this.current = this.handle = undefined;
     this.route = 'none';
+    this.cancelResync();
     handle?.release();
   }
 
-  /** Reports to the subscription actor (while it runs). */
-  report(event: ListenWireEvent): void {
+  /** Reports to the subscription actor. */
+  report(event: ListenWireEvent | ResyncEvent): void {
     this.io.send(event);
   }
 
@@ -123,6 +122,26 @@ export class StreamWire {
     } catch (cause) {
       this.report({ type: 'listen.ended', cause });
     }
+  }
+
+  private startResync(honored: NotificationFilter): void {
+    const run = new AbortController();
+    this.resyncing = run;
+    fetchResyncSnapshot(this.io.port, honored, run.signal).then(
+      (snapshot) => this.resyncing === run && this.finishResync({ type: 'resync.done', snapshot }),
+      (error: unknown) => this.resyncing === run && this.finishResync({ type: 'resync.failed', error }),
+    );
+  }
+
+  private finishResync(event: ResyncEvent): void {
+    this.resyncing = undefined;
+    this.report(event);
+  }
+
+  private cancelResync(): void {
+    const run = this.resyncing;
+    this.resyncing = undefined;
+    run?.abort();
   }
 
   /** Hands over the resync snapshot if any, flushes what was held, then delivers directly. */
@@ -188,22 +207,3 @@ function sameFilter(a: NotificationFilter, b: NotificationFilter): boolean {
   }
   return true;
 }
-
-const streams = new WeakMap<AnyActorRef, StreamIo>();
-
-/** Binds a subscription actor to its I/O; call before starting it. */
-export function bindStreamIo(actor: AnyActorRef, io: StreamIo): void {
-  streams.set(actor, io);
-}
-
-function ioOf(child: AnyActorRef): StreamIo {
-  const io = child._parent && streams.get(child._parent);
-  if (!io) throw new Error('subscription actor started without bindStreamIo');
-  return io;
-}
-
-export const listenStreamMachine = subscriptionMachine.provide({
-  actors: {
-    resync: fromPromise<object, ResyncInput>(({ self, input, signal }) => fetchResyncSnapshot(ioOf(self).port, input.honored, signal)),
-  },
-});

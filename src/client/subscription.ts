@@ -1,8 +1,8 @@
 /**
  * One modern-era listen stream: a subscription actor
- * (machines/subscription.machine.ts) whose emitted commands a `StreamWire`
- * (stream-io.ts) carries out on a ListenPort and a mailbox, handed to the
- * owner as a `ListenStream`.
+ * (machines/subscription.machine.ts, run in a LeanActor) whose emitted
+ * commands a `StreamWire` (stream-io.ts) carries out on a ListenPort and a
+ * mailbox, handed to the owner as a `ListenStream`.
  *
  * The hot path stays out of the machine: the port calls the `notification`
  * handler, which follows whatever route the machine last set (a filter
@@ -10,12 +10,11 @@
  * nothing otherwise). Only lifecycle facts become events.
  *
  * The owner (the client) must feed every ConnectionLifecycleEvent to
- * `stream.handleLifecycle` for as long as `stream.closed` is pending.
+ * `stream.handleLifecycle` until the stream tells it that it ended.
  */
-import { createActor, fromCallback, type Actor, type AnyActorRef, type ActorOptions, type InspectionEvent, type Observer } from 'xstate';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
 import { ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
-import type { SubscriptionEvent, SubscriptionMachine } from '../../machines/subscription.machine.ts';
+import { subscriptionMachine, type ListenCommand, type SubscriptionEvent, type SubscriptionMachine } from '../../machines/subscription.machine.ts';
 import { McpActorsError, WrongEraError } from '../protocol/errors.ts';
 import { validateFilter, type NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
@@ -23,7 +22,8 @@ import { TASKS_EXTENSION } from '../protocol/versions.ts';
 import { createMailbox, DEFAULT_MAILBOX_CAP, type Mailbox, type MailboxOptions, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { ConnectionLifecycleEvent, ListenPort } from './ports.ts';
-import { bindStreamIo, listenStreamMachine, StreamWire, type StreamIo } from './stream-io.ts';
+import { LeanActor, type Clock, type Inspector, type LeanActorHost } from './lean-actor.ts';
+import { StreamWire, type StreamIo } from './stream-io.ts';
 
 export { HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
@@ -46,14 +46,38 @@ export interface ListenOptions {
   ackTimeoutMs?: number;
   /** Deliveries in flight before one is shed and the stream ends as `delivery_dropped`. */
   mailboxCap?: number;
-  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  inspect?: Inspector;
   /** Where failing subscriber callbacks are reported; a process warning by default. */
   onSubscriberError?: (error: SubscriberCallbackError) => void;
-  /** For tests: drives the ack timeout. */
-  clock?: ActorOptions<SubscriptionMachine>['clock'];
+  /** For tests: drives the ack timeout (xstate's SimulatedClock will do). */
+  clock?: Clock;
 }
 
-export type SubscriptionActor = Actor<SubscriptionMachine>;
+/** The stream's actor: its state (`getSnapshot`, `subscribe`) for inspection and tests. */
+export type SubscriptionActor = LeanActor<SubscriptionMachine>;
+
+/** Who opened the stream and fans connection lifecycle events out to it: told when it starts and once when it ends. */
+export interface StreamOwner {
+  streamStarted(stream: ListenStream): void;
+  streamEnded(stream: ListenStream): void;
+}
+
+/** The streams one owner has open: each hears every lifecycle event until it ends. */
+export class OpenStreams implements StreamOwner {
+  readonly #streams = new Set<ListenStream>();
+
+  streamStarted(stream: ListenStream): void {
+    this.#streams.add(stream);
+  }
+
+  streamEnded(stream: ListenStream): void {
+    this.#streams.delete(stream);
+  }
+
+  handleLifecycle(event: ConnectionLifecycleEvent): void {
+    for (const stream of [...this.#streams]) stream.handleLifecycle(event);
+  }
+}
 
 export interface ListenStream {
   /** The subscription id: the JSON-RPC id of the listen request, kept across reopens. */
@@ -86,15 +110,15 @@ export function openingError(id: RequestId, reason: ClosedReason): unknown {
  * Creates the stream and sends the listen. Throws WrongEraError on a legacy
  * connection and FilterError for a bad filter, before anything is sent.
  */
-export function createListenStream(port: ListenPort, filter: unknown, subscriber: 'iterator', options?: ListenOptions): IterableListenStream;
-export function createListenStream(port: ListenPort, filter: unknown, subscriber: Subscriber, options?: ListenOptions): ListenStream;
-export function createListenStream(port: ListenPort, filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): ListenStream {
+export function createListenStream(port: ListenPort, filter: unknown, subscriber: 'iterator', options?: ListenOptions, owner?: StreamOwner): IterableListenStream;
+export function createListenStream(port: ListenPort, filter: unknown, subscriber: Subscriber, options?: ListenOptions, owner?: StreamOwner): ListenStream;
+export function createListenStream(port: ListenPort, filter: unknown, subscriber: Subscriber, options: ListenOptions = {}, owner?: StreamOwner): ListenStream {
   if (port.era === 'legacy') throw new WrongEraError('legacy', 'listen');
   const requested = validateFilter(filter, { allowTaskIds: advertisesTasks(port.serverCapabilities) });
   if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') {
     throw new TypeError('the subscriber actor is not running');
   }
-  const stream = new SubscriptionStream(port, requested, subscriber, options);
+  const stream = new SubscriptionStream(port, requested, subscriber, options, owner);
   const iterator = stream.iterator;
   if (!iterator) return stream;
   return Object.assign(stream, { [Symbol.asyncIterator]: () => iterator });
@@ -103,59 +127,46 @@ export function createListenStream(port: ListenPort, filter: unknown, subscriber
 const ignore = (): void => undefined;
 
 /**
- * One started root actor per port whose system hosts the actors of the
- * port's streams: a system of its own costs a stream ~2.5 KB (its maps,
- * scheduler and closures). The host only ignores what its "children" report
- * to a parent (their done and error events): each stream's owner watches its
- * actor itself, and a failing stream must not take anything else down.
- */
-const hosts = new WeakMap<ListenPort, AnyActorRef>();
-const hostLogic = fromCallback(() => undefined);
-
-function hostOf(port: ListenPort): AnyActorRef {
-  let host = hosts.get(port);
-  if (!host) {
-    host = createActor(hostLogic).start();
-    hosts.set(port, host);
-  }
-  return host;
-}
-
-/**
  * One stream: its actor, its mailbox and the promises its owner awaits. A
  * class rather than closures, since 10,000 of them may be open at once; it is
- * also its mailbox's options and its actors' I/O.
+ * also its mailbox's options, its actor's host and its wire's I/O.
  */
-class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
+class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, LeanActorHost<SubscriptionMachine> {
   readonly id: RequestId;
   readonly ref: SubscriptionRef;
   readonly acknowledged: Promise<void>;
-  readonly closed: Promise<ClosedReason>;
   readonly actor: SubscriptionActor;
-  /** An own property, so `const { close } = stream` keeps working. */
-  readonly close: () => void;
   /** MailboxOptions: the configured cap and error report, if any. */
   readonly cap?: number;
   readonly onSubscriberError?: (error: SubscriberCallbackError) => void;
-  /** StreamIo: what the wire and the `resync` actor use. */
+  /** LeanActorHost: the clock and inspector, if any. */
+  readonly clock?: Clock;
+  readonly inspect?: Inspector;
+  /** StreamIo: what the wire uses. */
   readonly port: ListenPort;
   readonly mailbox: Mailbox;
   readonly holdCap: number;
   readonly #wire: StreamWire;
+  readonly #owner: StreamOwner | undefined;
   /** Dropped once `acknowledged` settles: 10,000 open streams need not keep them. */
   #acknowledge: (() => void) | undefined;
   #refuse: ((error: unknown) => void) | undefined;
-  #resolveClosed!: (reason: ClosedReason) => void;
-  #ended = false;
+  /** Made when first asked for: most owners of 10,000 streams never await each one's end. */
+  #closed: Promise<ClosedReason> | undefined;
+  #resolveClosed: ((reason: ClosedReason) => void) | undefined;
+  #reason: ClosedReason | undefined;
+  #close: (() => void) | undefined;
 
-  constructor(port: ListenPort, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions) {
-    this.close = () => this.send({ type: 'close' });
+  constructor(port: ListenPort, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions, owner: StreamOwner | undefined) {
     this.port = port;
+    this.#owner = owner;
     this.id = port.nextRequestId();
     this.ref = { kind: 'stream', id: this.id };
     const cap = options.mailboxCap;
     if (cap !== undefined) this.cap = cap;
     if (options.onSubscriberError) this.onSubscriberError = options.onSubscriberError;
+    if (options.clock) this.clock = options.clock;
+    if (options.inspect) this.inspect = options.inspect;
     this.holdCap = cap ?? DEFAULT_MAILBOX_CAP;
     this.mailbox = createMailbox(subscriber, this);
     this.acknowledged = new Promise<void>((resolve, reject) => {
@@ -163,19 +174,11 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
       this.#refuse = reject;
     });
     this.acknowledged.catch(ignore); // owners that never await it must not see an unhandled rejection
-    this.closed = new Promise<ClosedReason>((resolve) => (this.#resolveClosed = resolve));
-    this.actor = createActor(listenStreamMachine, {
-      input: { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS },
-      // The clock and the inspector belong to an actor system, so a stream with either gets its own.
-      ...(options.inspect || options.clock
-        ? { ...(options.inspect ? { inspect: options.inspect } : {}), ...(options.clock ? { clock: options.clock } : {}) }
-        : { parent: hostOf(port) }),
-    });
-    bindStreamIo(this.actor, this);
     this.#wire = new StreamWire(this);
-    // What the machine emits is what the wire does (the listen request goes out as the actor starts).
-    this.actor.on('*', (command) => this.#wire.perform(command));
-    this.actor.subscribe(new StreamObserver(this));
+    // Before the actor starts: a stream can end while it does.
+    owner?.streamStarted(this);
+    this.actor = new LeanActor(subscriptionMachine, { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS }, this);
+    // The listen request goes out as the actor starts.
     this.actor.start();
   }
 
@@ -187,12 +190,25 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
     return this.actor.getSnapshot().context.honored;
   }
 
+  get closed(): Promise<ClosedReason> {
+    if (!this.#closed) {
+      const reason = this.#reason;
+      this.#closed = reason ? Promise.resolve(reason) : new Promise<ClosedReason>((resolve) => (this.#resolveClosed = resolve));
+    }
+    return this.#closed;
+  }
+
+  /** Made when first asked for, then the same function, so `const { close } = stream` works. */
+  get close(): () => void {
+    return (this.#close ??= () => this.send({ type: 'close' }));
+  }
+
   handleLifecycle(event: ConnectionLifecycleEvent): void {
     this.send(event);
   }
 
   send(event: SubscriptionEvent): void {
-    if (this.actor.getSnapshot().status === 'active') this.actor.send(event);
+    this.actor.send(event);
   }
 
   onDropped(cap: number): void {
@@ -203,24 +219,27 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
     this.send({ type: 'subscriber.stopped' });
   }
 
-  /** Called by the observer on every snapshot of the actor. */
-  observe(snapshot: ReturnType<SubscriptionActor['getSnapshot']>): void {
+  /** LeanActorHost: what the machine emits is what the wire does. */
+  onEmit(command: ListenCommand): void {
+    this.#wire.perform(command);
+  }
+
+  /** LeanActorHost: every snapshot of the actor. */
+  onSnapshot(snapshot: ReturnType<SubscriptionActor['getSnapshot']>): void {
     const acknowledge = this.#acknowledge;
     if (acknowledge && snapshot.context.honored !== undefined) {
       this.#acknowledge = this.#refuse = undefined;
       acknowledge();
     }
     if (snapshot.status === 'done') this.end(snapshot.output);
-  }
-
-  releaseWire(): void {
-    this.#wire.release();
+    // Only a bug gets here; the stream still ends with a reason.
+    else if (snapshot.status === 'error') this.end({ type: 'shutdown', cause: snapshot.error });
   }
 
   end(reason: ClosedReason): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    // A machine that errored or was stopped never left `listening`: drop the wire stream here too.
+    if (this.#reason) return;
+    this.#reason = reason;
+    // A machine that errored never left `listening`: drop the wire stream here too.
     this.#wire.release();
     this.mailbox.close(reason);
     const refuse = this.#refuse;
@@ -228,25 +247,10 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo {
       this.#acknowledge = this.#refuse = undefined;
       refuse(openingError(this.id, reason));
     }
-    this.#resolveClosed(reason);
-  }
-}
-
-class StreamObserver {
-  constructor(private readonly stream: SubscriptionStream) {}
-
-  next(snapshot: ReturnType<SubscriptionActor['getSnapshot']>): void {
-    this.stream.observe(snapshot);
-  }
-
-  /** Only a bug gets here; the stream still ends with a reason. */
-  error(error: unknown): void {
-    this.stream.end({ type: 'shutdown', cause: error });
-  }
-
-  /** Done (already ended) or stopped from outside (a stream with its own clock or inspector). */
-  complete(): void {
-    this.stream.releaseWire();
+    const resolveClosed = this.#resolveClosed;
+    this.#resolveClosed = undefined;
+    resolveClosed?.(reason);
+    this.#owner?.streamEnded(this);
   }
 }
 

@@ -1,29 +1,31 @@
+/**
+ * The subscription machine's rules, run twice: under xstate's `createActor`
+ * and under the LeanActor the client runs every stream in, so the two
+ * runtimes are held to the same behaviour (delayed transitions, emitted
+ * events after their transition, events sent meanwhile processed in order).
+ */
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise, SimulatedClock } from 'xstate';
+import { createActor, SimulatedClock, type SnapshotFrom } from 'xstate';
+import { LeanActor } from '../../src/client/lean-actor.ts';
 import {
   subscriptionMachine,
   type ListenCommand,
   type ListenInput,
-  type ResyncInput,
+  type SubscriptionEvent,
 } from '../../machines/subscription.machine.ts';
 import { HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from '../../machines/subscription-errors.ts';
 
 const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a', 'file:///b'] };
 
-/** Records what the machine emits for its I/O and fakes the resync actor; the test plays the wire. */
-function harness(ackTimeoutMs = 1_000) {
+type Runtime = 'xstate actor' | 'lean actor';
+
+/** Records what the machine emits for its I/O; the test plays the wire and the resync fetch. */
+function harness(runtime: Runtime, ackTimeoutMs = 1_000) {
   const log: string[] = [];
   const listens: ListenInput[] = [];
   const deliveries: Omit<Extract<ListenCommand, { type: 'route.deliver' }>, 'type'>[] = [];
   let route: 'none' | 'delivery' | 'holding' = 'none';
-  const resyncs: { input: ResyncInput; resolve: (s: object) => void; reject: (e: unknown) => void }[] = [];
-  const machine = subscriptionMachine.provide({
-    actors: {
-      resync: fromPromise<object, ResyncInput>(
-        ({ input }) => new Promise<object>((resolve, reject) => resyncs.push({ input, resolve, reject })),
-      ),
-    },
-  });
+  const resyncs: { honored: unknown; resolve: (s: object) => void; reject: (e: unknown) => void }[] = [];
   /** Plays the I/O: records what the machine asked for, under the names of the wire stream and the route it starts or stops. */
   const perform = (command: ListenCommand): void => {
     if (command.type === 'listen.open') {
@@ -39,14 +41,26 @@ function harness(ackTimeoutMs = 1_000) {
     } else if (command.type === 'route.stop') {
       log.push(`${route}.stop`);
       route = 'none';
+    } else if (command.type === 'resync.start') {
+      resyncs.push({
+        honored: command.honored,
+        resolve: (snapshot) => actor.send({ type: 'resync.done', snapshot }),
+        reject: (error) => actor.send({ type: 'resync.failed', error }),
+      });
+      log.push('resync.start');
     } else {
       log.push(command.type);
     }
   };
   const clock = new SimulatedClock();
-  const actor = createActor(machine, { input: { subscriptionId: 7, requested, ackTimeoutMs }, clock });
-  actor.on('*', perform);
-  actor.start();
+  const input = { subscriptionId: 7, requested, ackTimeoutMs };
+  const actor: { send(event: SubscriptionEvent): void; getSnapshot(): SnapshotFrom<typeof subscriptionMachine> } =
+    runtime === 'lean actor' ? new LeanActor(subscriptionMachine, input, { clock, onEmit: perform, onSnapshot: () => undefined }).start() : xstateActor();
+  function xstateActor() {
+    const started = createActor(subscriptionMachine, { input, clock });
+    started.on('*', perform);
+    return started.start();
+  }
   const state = () => actor.getSnapshot().value;
   const output = () => actor.getSnapshot().output;
   const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -54,274 +68,276 @@ function harness(ackTimeoutMs = 1_000) {
   return { actor, clock, log, listens, deliveries, resyncs, state, output, flush, open };
 }
 
-describe('subscription machine: opening', () => {
-  it('sends the listen and installs no route until acknowledged', () => {
-    const h = harness();
-    expect(h.state()).toEqual({ listening: 'opening' });
-    expect(h.listens).toEqual([{ subscriptionId: 7, filter: requested }]);
-    expect(h.log).toEqual(['listen.open 7']);
-  });
+describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
+  describe('subscription machine: opening', () => {
+    it('sends the listen and installs no route until acknowledged', () => {
+      const h = harness(runtime);
+      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.listens).toEqual([{ subscriptionId: 7, filter: requested }]);
+      expect(h.log).toEqual(['listen.open 7']);
+    });
 
-  it('an acknowledgment equal to the request activates delivery with that filter', () => {
-    const h = harness();
-    h.open();
-    expect(h.state()).toEqual({ listening: 'active' });
-    expect(h.deliveries).toEqual([{ honored: requested, resynced: undefined }]);
-  });
-
-  it('a narrower acknowledgment is kept as the honored filter', () => {
-    const h = harness();
-    const narrower = { resourceSubscriptions: ['file:///a'] };
-    h.actor.send({ type: 'listen.acknowledged', honored: narrower });
-    expect(h.actor.getSnapshot().context.honored).toEqual(narrower);
-    expect(h.deliveries[0]?.honored).toEqual(narrower);
-  });
-
-  it('a broader acknowledgment is refused with a typed error and cancelled on the wire', () => {
-    const h = harness();
-    h.actor.send({ type: 'listen.acknowledged', honored: { ...requested, promptsListChanged: true } });
-    expect(h.state()).toBe('closed');
-    const reason = h.output();
-    expect(reason?.type).toBe('refused');
-    expect(reason?.type === 'refused' && reason.error).toBeInstanceOf(HonoredFilterTooBroadError);
-    expect(h.log).toEqual(['listen.open 7', 'listen.cancel', 'listen.release']);
-  });
-
-  it('an acknowledgment naming an unrequested URI is broader too', () => {
-    const h = harness();
-    h.actor.send({ type: 'listen.acknowledged', honored: { resourceSubscriptions: ['file:///c'] } });
-    expect(h.output()?.type).toBe('refused');
-  });
-
-  it('no acknowledgment within the ack timeout closes as remote with ListenAckTimeoutError and cancels', () => {
-    const h = harness(1_000);
-    h.clock.increment(999);
-    expect(h.state()).toEqual({ listening: 'opening' });
-    h.clock.increment(1);
-    const reason = h.output();
-    expect(reason?.type).toBe('remote');
-    expect(reason?.type === 'remote' && reason.cause).toBeInstanceOf(ListenAckTimeoutError);
-    expect(h.log).toEqual(['listen.open 7', 'listen.cancel', 'listen.release']);
-  });
-
-  it('an error before the ack is refused with the server error, released not cancelled', () => {
-    const h = harness();
-    const error = new Error('nope');
-    h.actor.send({ type: 'listen.error', error });
-    expect(h.output()).toEqual({ type: 'refused', error });
-    expect(h.log).toEqual(['listen.open 7', 'listen.release']);
-  });
-
-  it('a result before the ack closes at once as graceful', () => {
-    const h = harness();
-    h.actor.send({ type: 'listen.result', result: {} });
-    expect(h.output()).toEqual({ type: 'graceful' });
-  });
-
-  it('a server cancel before the ack closes at once as remote', () => {
-    const h = harness();
-    h.actor.send({ type: 'listen.cancelled', reason: 'shutting down' });
-    expect(h.output()).toEqual({ type: 'remote', cause: 'shutting down' });
-    expect(h.log).toEqual(['listen.open 7', 'listen.release']);
-  });
-});
-
-describe('subscription machine: open stream', () => {
-  it('has no deadline once open', () => {
-    const h = harness(1_000);
-    h.open();
-    h.clock.increment(3_600_000);
-    expect(h.state()).toEqual({ listening: 'active' });
-  });
-
-  it.each([
-    ['listen.result', { type: 'listen.result', result: {} }, { type: 'graceful' }],
-    ['listen.cancelled', { type: 'listen.cancelled', reason: undefined }, { type: 'remote', cause: undefined }],
-    ['listen.ended', { type: 'listen.ended', cause: 'eof' }, { type: 'remote', cause: 'eof' }],
-  ] as const)('%s after open ends the stream without a wire cancel', (_, event, reason) => {
-    const h = harness();
-    h.open();
-    h.actor.send(event);
-    expect(h.output()).toEqual(reason);
-    expect(h.log).toEqual(['listen.open 7', 'delivery.start', 'delivery.stop', 'listen.release']);
-  });
-
-  it('close() is local and cancels on the wire', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'close' });
-    expect(h.output()).toEqual({ type: 'local' });
-    // Delivery stops first, then the peer is told, then the route is dropped.
-    expect(h.log).toEqual(['listen.open 7', 'delivery.start', 'delivery.stop', 'listen.cancel', 'listen.release']);
-  });
-
-  it('a stopped subscriber closes the stream as local and cancels', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'subscriber.stopped' });
-    expect(h.output()).toEqual({ type: 'local' });
-    expect(h.log).toContain('listen.cancel');
-  });
-
-  it('a dropped delivery closes as delivery_dropped with the cap and cancels', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'delivery.dropped', cap: 4 });
-    expect(h.output()).toEqual({ type: 'delivery_dropped', cap: 4 });
-    expect(h.log).toContain('listen.cancel');
-  });
-});
-
-describe('subscription machine: restarts', () => {
-  const ready = { type: 'connection.ready', era: 'modern', generation: 2 } as const;
-
-  it('pauses on connection loss: the route and the wire stream are dropped, nothing is delivered', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    expect(h.state()).toBe('paused');
-    expect(h.log).toEqual(['listen.open 7', 'delivery.start', 'delivery.stop', 'listen.release']);
-  });
-
-  it('paused has no deadline and ignores a second loss', () => {
-    const h = harness(1_000);
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.clock.increment(60_000);
-    h.actor.send({ type: 'connection.lost', cause: 'again' });
-    expect(h.state()).toBe('paused');
-  });
-
-  it('reopens under the same subscription id, resyncs with the holding route, then delivers the snapshot', async () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.log.length = 0;
-    h.actor.send(ready);
-    expect(h.state()).toEqual({ listening: 'reopening' });
-    expect(h.listens.map((l) => l.subscriptionId)).toEqual([7, 7]);
-    h.open();
-    expect(h.state()).toEqual({ listening: 'resyncing' });
-    expect(h.resyncs[0]?.input).toEqual({ honored: requested });
-    const snapshot = { tools: [] };
-    h.resyncs[0]?.resolve(snapshot);
-    await h.flush();
-    expect(h.state()).toEqual({ listening: 'active' });
-    expect(h.deliveries.at(-1)).toEqual({ honored: requested, resynced: snapshot });
-    // The holding route goes before the delivering one starts, so held events flush in order.
-    expect(h.log).toEqual(['listen.open 7', 'holding.start', 'holding.stop', 'delivery.start']);
-    expect(h.actor.getSnapshot().context.resynced).toBe(snapshot);
-    h.actor.send({ type: 'connection.lost', cause: 'again' });
-    expect(h.actor.getSnapshot().context.resynced).toBeUndefined();
-  });
-
-  it('the re-listen ack timeout applies in reopening', () => {
-    const h = harness(500);
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send(ready);
-    h.clock.increment(500);
-    expect(h.output()?.type).toBe('remote');
-  });
-
-  it('a re-listen refused by the new peer ends as refused', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send(ready);
-    const error = new Error('no');
-    h.actor.send({ type: 'listen.error', error });
-    expect(h.output()).toEqual({ type: 'refused', error });
-  });
-
-  it('a broader re-acknowledgment is refused too', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send(ready);
-    h.actor.send({ type: 'listen.acknowledged', honored: { promptsListChanged: true } });
-    expect(h.output()?.type).toBe('refused');
-    expect(h.log.at(-2)).toBe('listen.cancel');
-  });
-
-  it('a loss before the first ack reopens as opening (no snapshot to reconcile)', () => {
-    const h = harness();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send(ready);
-    expect(h.state()).toEqual({ listening: 'opening' });
-    h.open();
-    expect(h.deliveries).toEqual([{ honored: requested, resynced: undefined }]);
-  });
-
-  it('a resync interrupted by the connection goes back to paused', async () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send(ready);
-    h.open();
-    h.resyncs[0]?.reject(new ResyncInterruptedError());
-    await h.flush();
-    expect(h.state()).toBe('paused');
-  });
-
-  it('a resync the server fails ends as refused with that error', async () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send(ready);
-    h.open();
-    const error = new Error('tools/list failed');
-    h.resyncs[0]?.reject(error);
-    await h.flush();
-    expect(h.output()).toEqual({ type: 'refused', error });
-  });
-
-  it('close while paused is local with nothing to cancel', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send({ type: 'close' });
-    expect(h.output()).toEqual({ type: 'local' });
-    expect(h.log).not.toContain('listen.cancel');
-  });
-
-  it('a reconnect that lands on a legacy server ends as era_changed', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send({ type: 'connection.era_changed', from: 'modern', to: 'legacy' });
-    expect(h.output()).toEqual({ type: 'era_changed', era: 'legacy' });
-  });
-
-  it('a ready in the legacy era without an era_changed also ends as era_changed', () => {
-    const h = harness();
-    h.open();
-    h.actor.send({ type: 'connection.lost', cause: 'eof' });
-    h.actor.send({ type: 'connection.ready', era: 'legacy', generation: 2 });
-    expect(h.output()).toEqual({ type: 'era_changed', era: 'legacy' });
-  });
-});
-
-describe('subscription machine: connection closed', () => {
-  it.each([
-    [{ type: 'reconnect_exhausted', cause: 'refused', attempts: 5 }, { type: 'reconnect_exhausted', cause: 'refused', attempts: 5 }],
-    [{ type: 'disconnected' }, { type: 'disconnected' }],
-    [{ type: 'shutdown', cause: 'sigterm' }, { type: 'shutdown', cause: 'sigterm' }],
-    [{ type: 'transport_closed', cause: 'eof' }, { type: 'remote', cause: 'eof' }],
-  ] as const)('connection.closed %o ends the stream as %o', (reason, expected) => {
-    for (const pause of [false, true]) {
-      const h = harness();
+    it('an acknowledgment equal to the request activates delivery with that filter', () => {
+      const h = harness(runtime);
       h.open();
-      if (pause) h.actor.send({ type: 'connection.lost', cause: 'eof' });
-      h.actor.send({ type: 'connection.closed', reason });
-      expect(h.output()).toEqual(expected);
-      expect(h.log).not.toContain('listen.cancel');
-    }
+      expect(h.state()).toEqual({ listening: 'active' });
+      expect(h.deliveries).toEqual([{ honored: requested, resynced: undefined }]);
+    });
+
+    it('a narrower acknowledgment is kept as the honored filter', () => {
+      const h = harness(runtime);
+      const narrower = { resourceSubscriptions: ['file:///a'] };
+      h.actor.send({ type: 'listen.acknowledged', honored: narrower });
+      expect(h.actor.getSnapshot().context.honored).toEqual(narrower);
+      expect(h.deliveries[0]?.honored).toEqual(narrower);
+    });
+
+    it('a broader acknowledgment is refused with a typed error and cancelled on the wire', () => {
+      const h = harness(runtime);
+      h.actor.send({ type: 'listen.acknowledged', honored: { ...requested, promptsListChanged: true } });
+      expect(h.state()).toBe('closed');
+      const reason = h.output();
+      expect(reason?.type).toBe('refused');
+      expect(reason?.type === 'refused' && reason.error).toBeInstanceOf(HonoredFilterTooBroadError);
+      expect(h.log).toEqual(['listen.open 7', 'listen.cancel', 'listen.release']);
+    });
+
+    it('an acknowledgment naming an unrequested URI is broader too', () => {
+      const h = harness(runtime);
+      h.actor.send({ type: 'listen.acknowledged', honored: { resourceSubscriptions: ['file:///c'] } });
+      expect(h.output()?.type).toBe('refused');
+    });
+
+    it('no acknowledgment within the ack timeout closes as remote with ListenAckTimeoutError and cancels', () => {
+      const h = harness(runtime, 1_000);
+      h.clock.increment(999);
+      expect(h.state()).toEqual({ listening: 'opening' });
+      h.clock.increment(1);
+      const reason = h.output();
+      expect(reason?.type).toBe('remote');
+      expect(reason?.type === 'remote' && reason.cause).toBeInstanceOf(ListenAckTimeoutError);
+      expect(h.log).toEqual(['listen.open 7', 'listen.cancel', 'listen.release']);
+    });
+
+    it('an error before the ack is refused with the server error, released not cancelled', () => {
+      const h = harness(runtime);
+      const error = new Error('nope');
+      h.actor.send({ type: 'listen.error', error });
+      expect(h.output()).toEqual({ type: 'refused', error });
+      expect(h.log).toEqual(['listen.open 7', 'listen.release']);
+    });
+
+    it('a result before the ack closes at once as graceful', () => {
+      const h = harness(runtime);
+      h.actor.send({ type: 'listen.result', result: {} });
+      expect(h.output()).toEqual({ type: 'graceful' });
+    });
+
+    it('a server cancel before the ack closes at once as remote', () => {
+      const h = harness(runtime);
+      h.actor.send({ type: 'listen.cancelled', reason: 'shutting down' });
+      expect(h.output()).toEqual({ type: 'remote', cause: 'shutting down' });
+      expect(h.log).toEqual(['listen.open 7', 'listen.release']);
+    });
   });
 
-  it('connection.closed while opening ends it too', () => {
-    const h = harness();
-    h.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
-    expect(h.output()).toEqual({ type: 'disconnected' });
+  describe('subscription machine: open stream', () => {
+    it('has no deadline once open', () => {
+      const h = harness(runtime, 1_000);
+      h.open();
+      h.clock.increment(3_600_000);
+      expect(h.state()).toEqual({ listening: 'active' });
+    });
+
+    it.each([
+      ['listen.result', { type: 'listen.result', result: {} }, { type: 'graceful' }],
+      ['listen.cancelled', { type: 'listen.cancelled', reason: undefined }, { type: 'remote', cause: undefined }],
+      ['listen.ended', { type: 'listen.ended', cause: 'eof' }, { type: 'remote', cause: 'eof' }],
+    ] as const)('%s after open ends the stream without a wire cancel', (_, event, reason) => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send(event);
+      expect(h.output()).toEqual(reason);
+      expect(h.log).toEqual(['listen.open 7', 'delivery.start', 'delivery.stop', 'listen.release']);
+    });
+
+    it('close() is local and cancels on the wire', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'close' });
+      expect(h.output()).toEqual({ type: 'local' });
+      // Delivery stops first, then the peer is told, then the route is dropped.
+      expect(h.log).toEqual(['listen.open 7', 'delivery.start', 'delivery.stop', 'listen.cancel', 'listen.release']);
+    });
+
+    it('a stopped subscriber closes the stream as local and cancels', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'subscriber.stopped' });
+      expect(h.output()).toEqual({ type: 'local' });
+      expect(h.log).toContain('listen.cancel');
+    });
+
+    it('a dropped delivery closes as delivery_dropped with the cap and cancels', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'delivery.dropped', cap: 4 });
+      expect(h.output()).toEqual({ type: 'delivery_dropped', cap: 4 });
+      expect(h.log).toContain('listen.cancel');
+    });
+  });
+
+  describe('subscription machine: restarts', () => {
+    const ready = { type: 'connection.ready', era: 'modern', generation: 2 } as const;
+
+    it('pauses on connection loss: the route and the wire stream are dropped, nothing is delivered', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      expect(h.state()).toBe('paused');
+      expect(h.log).toEqual(['listen.open 7', 'delivery.start', 'delivery.stop', 'listen.release']);
+    });
+
+    it('paused has no deadline and ignores a second loss', () => {
+      const h = harness(runtime, 1_000);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.clock.increment(60_000);
+      h.actor.send({ type: 'connection.lost', cause: 'again' });
+      expect(h.state()).toBe('paused');
+    });
+
+    it('reopens under the same subscription id, resyncs with the holding route, then delivers the snapshot', async () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.log.length = 0;
+      h.actor.send(ready);
+      expect(h.state()).toEqual({ listening: 'reopening' });
+      expect(h.listens.map((l) => l.subscriptionId)).toEqual([7, 7]);
+      h.open();
+      expect(h.state()).toEqual({ listening: 'resyncing' });
+      expect(h.resyncs[0]?.honored).toEqual(requested);
+      const snapshot = { tools: [] };
+      h.resyncs[0]?.resolve(snapshot);
+      await h.flush();
+      expect(h.state()).toEqual({ listening: 'active' });
+      expect(h.deliveries.at(-1)).toEqual({ honored: requested, resynced: snapshot });
+      // The holding route goes before the delivering one starts, so held events flush in order.
+      expect(h.log).toEqual(['listen.open 7', 'holding.start', 'resync.start', 'resync.cancel', 'holding.stop', 'delivery.start']);
+      expect(h.actor.getSnapshot().context.resynced).toBe(snapshot);
+      h.actor.send({ type: 'connection.lost', cause: 'again' });
+      expect(h.actor.getSnapshot().context.resynced).toBeUndefined();
+    });
+
+    it('the re-listen ack timeout applies in reopening', () => {
+      const h = harness(runtime, 500);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send(ready);
+      h.clock.increment(500);
+      expect(h.output()?.type).toBe('remote');
+    });
+
+    it('a re-listen refused by the new peer ends as refused', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send(ready);
+      const error = new Error('no');
+      h.actor.send({ type: 'listen.error', error });
+      expect(h.output()).toEqual({ type: 'refused', error });
+    });
+
+    it('a broader re-acknowledgment is refused too', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send(ready);
+      h.actor.send({ type: 'listen.acknowledged', honored: { promptsListChanged: true } });
+      expect(h.output()?.type).toBe('refused');
+      expect(h.log.at(-2)).toBe('listen.cancel');
+    });
+
+    it('a loss before the first ack reopens as opening (no snapshot to reconcile)', () => {
+      const h = harness(runtime);
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send(ready);
+      expect(h.state()).toEqual({ listening: 'opening' });
+      h.open();
+      expect(h.deliveries).toEqual([{ honored: requested, resynced: undefined }]);
+    });
+
+    it('a resync interrupted by the connection goes back to paused', async () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send(ready);
+      h.open();
+      h.resyncs[0]?.reject(new ResyncInterruptedError());
+      await h.flush();
+      expect(h.state()).toBe('paused');
+    });
+
+    it('a resync the server fails ends as refused with that error', async () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send(ready);
+      h.open();
+      const error = new Error('tools/list failed');
+      h.resyncs[0]?.reject(error);
+      await h.flush();
+      expect(h.output()).toEqual({ type: 'refused', error });
+    });
+
+    it('close while paused is local with nothing to cancel', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send({ type: 'close' });
+      expect(h.output()).toEqual({ type: 'local' });
+      expect(h.log).not.toContain('listen.cancel');
+    });
+
+    it('a reconnect that lands on a legacy server ends as era_changed', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send({ type: 'connection.era_changed', from: 'modern', to: 'legacy' });
+      expect(h.output()).toEqual({ type: 'era_changed', era: 'legacy' });
+    });
+
+    it('a ready in the legacy era without an era_changed also ends as era_changed', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send({ type: 'connection.ready', era: 'legacy', generation: 2 });
+      expect(h.output()).toEqual({ type: 'era_changed', era: 'legacy' });
+    });
+  });
+
+  describe('subscription machine: connection closed', () => {
+    it.each([
+      [{ type: 'reconnect_exhausted', cause: 'refused', attempts: 5 }, { type: 'reconnect_exhausted', cause: 'refused', attempts: 5 }],
+      [{ type: 'disconnected' }, { type: 'disconnected' }],
+      [{ type: 'shutdown', cause: 'sigterm' }, { type: 'shutdown', cause: 'sigterm' }],
+      [{ type: 'transport_closed', cause: 'eof' }, { type: 'remote', cause: 'eof' }],
+    ] as const)('connection.closed %o ends the stream as %o', (reason, expected) => {
+      for (const pause of [false, true]) {
+        const h = harness(runtime);
+        h.open();
+        if (pause) h.actor.send({ type: 'connection.lost', cause: 'eof' });
+        h.actor.send({ type: 'connection.closed', reason });
+        expect(h.output()).toEqual(expected);
+        expect(h.log).not.toContain('listen.cancel');
+      }
+    });
+
+    it('connection.closed while opening ends it too', () => {
+      const h = harness(runtime);
+      h.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
+      expect(h.output()).toEqual({ type: 'disconnected' });
+    });
   });
 });

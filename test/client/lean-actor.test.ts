@@ -1,0 +1,156 @@
+/**
+ * The LeanActor's own contract, on small machines: what test/machines/subscription.test.ts
+ * checks through the subscription machine under both runtimes, here on the edges.
+ */
+import { describe, expect, it } from 'vitest';
+import { assign, createActor, emit, fromPromise, setup, SimulatedClock, type InspectionEvent, type SnapshotFrom } from 'xstate';
+import { LeanActor, type LeanActorHost } from '../../src/client/lean-actor.ts';
+
+const counter = setup({
+  types: {
+    context: {} as { count: number },
+    events: {} as { type: 'inc' } | { type: 'echo'; word: string } | { type: 'finish' } | { type: 'explode' },
+    emitted: {} as { type: 'counted'; count: number } | { type: 'echoed'; word: string },
+    output: {} as number,
+  },
+  guards: {
+    explodes: () => {
+      throw new Error('guard failed');
+    },
+  },
+}).createMachine({
+  context: { count: 0 },
+  initial: 'counting',
+  states: {
+    counting: {
+      after: { 1000: 'timedOut' },
+      on: {
+        inc: { actions: [assign({ count: ({ context }) => context.count + 1 }), emit(({ context }) => ({ type: 'counted' as const, count: context.count }))] },
+        echo: { actions: emit(({ event }) => ({ type: 'echoed' as const, word: event.word })) },
+        finish: 'done',
+        explode: { guard: 'explodes', target: 'done' },
+      },
+    },
+    timedOut: { type: 'final' },
+    done: { type: 'final' },
+  },
+  output: ({ context }) => context.count,
+});
+
+type Counter = typeof counter;
+
+/** A host that records everything, and can send back into the actor from inside `onEmit`. */
+function host({ echo = true, ...options }: { clock?: SimulatedClock; inspect?: (event: InspectionEvent) => void; echo?: boolean } = {}) {
+  const log: string[] = [];
+  const snapshots: SnapshotFrom<Counter>[] = [];
+  let actor: LeanActor<Counter> | undefined;
+  const recorder: LeanActorHost<Counter> = {
+    ...options,
+    onEmit(event) {
+      log.push(event.type === 'counted' ? `counted ${event.count}` : `echoed ${event.word}`);
+      // Sent while the transition that emitted it is still being settled: it must wait its turn.
+      if (echo && event.type === 'counted' && event.count === 1) actor!.send({ type: 'echo', word: 'after 1' });
+    },
+    onSnapshot(snapshot) {
+      snapshots.push(snapshot);
+      log.push(`snapshot ${snapshot.status} ${snapshot.context.count}`);
+    },
+  };
+  actor = new LeanActor(counter, undefined, recorder);
+  return { actor, log, snapshots };
+}
+
+describe('LeanActor', () => {
+  it('waits for start() before running entry actions; events sent before it queue', () => {
+    const h = host();
+    h.actor.send({ type: 'inc' });
+    expect(h.log).toEqual([]);
+    h.actor.start();
+    expect(h.log).toEqual(['snapshot active 0', 'counted 1', 'snapshot active 1', 'echoed after 1', 'snapshot active 1']);
+  });
+
+  it('runs emitted events after their transition and before the snapshot is reported; a send from inside waits its turn', () => {
+    const h = host();
+    h.actor.start();
+    h.log.length = 0;
+    h.actor.send({ type: 'inc' });
+    h.actor.send({ type: 'inc' });
+    expect(h.log).toEqual(['counted 1', 'snapshot active 1', 'echoed after 1', 'snapshot active 1', 'counted 2', 'snapshot active 2']);
+  });
+
+  it('reports done with its output and ignores what is sent afterwards', () => {
+    const h = host();
+    h.actor.start();
+    h.actor.send({ type: 'finish' });
+    expect(h.actor.getSnapshot().status).toBe('done');
+    expect(h.actor.getSnapshot().output).toBe(0);
+    const reported = h.snapshots.length;
+    h.actor.send({ type: 'inc' });
+    expect(h.snapshots).toHaveLength(reported);
+  });
+
+  it('fires delayed transitions on its clock and cancels them when it is over', () => {
+    const clock = new SimulatedClock();
+    const timed = host({ clock });
+    timed.actor.start();
+    clock.increment(999);
+    expect(timed.actor.getSnapshot().value).toBe('counting');
+    clock.increment(1);
+    expect(timed.actor.getSnapshot().value).toBe('timedOut');
+
+    const finished = host({ clock });
+    finished.actor.start();
+    finished.actor.send({ type: 'finish' });
+    const reported = finished.snapshots.length;
+    clock.increment(5_000);
+    expect(finished.actor.getSnapshot().value).toBe('done');
+    expect(finished.snapshots).toHaveLength(reported);
+  });
+
+  it('a throwing guard puts it in error, as an xstate actor, and it stays there', () => {
+    const h = host();
+    h.actor.start();
+    h.actor.send({ type: 'explode' });
+    const snapshot = h.actor.getSnapshot();
+    expect(snapshot.status).toBe('error');
+    expect(String(snapshot.error)).toMatch(/explodes/);
+    h.actor.send({ type: 'inc' });
+    expect(h.actor.getSnapshot()).toBe(snapshot);
+  });
+
+  it('tells subscribers every snapshot until they unsubscribe', () => {
+    const h = host();
+    h.actor.start();
+    const seen: number[] = [];
+    const subscription = h.actor.subscribe((snapshot) => seen.push(snapshot.context.count));
+    h.actor.send({ type: 'inc' });
+    subscription.unsubscribe();
+    h.actor.send({ type: 'inc' });
+    expect(seen).toEqual([1, 1]);
+  });
+
+  it('sends the inspection events an xstate actor sends, in the same order, rooted at itself', () => {
+    const kinds = (event: InspectionEvent) => (event.type === '@xstate.action' ? `action ${event.action.type}` : event.type);
+    const script = (actor: { start(): unknown; send(event: { type: 'inc' } | { type: 'finish' }): void }) => {
+      actor.start();
+      actor.send({ type: 'inc' });
+      actor.send({ type: 'finish' });
+    };
+    const expected: string[] = [];
+    script(createActor(counter, { inspect: (event) => expected.push(kinds(event)) }));
+
+    const events: InspectionEvent[] = [];
+    const h = host({ inspect: (event) => events.push(event), echo: false });
+    script(h.actor);
+    expect(events.map(kinds)).toEqual(expected);
+    expect(events.every((event) => event.actorRef === h.actor && event.rootId === h.actor.sessionId)).toBe(true);
+    expect(events.at(-1)).toMatchObject({ snapshot: { value: 'done' }, event: { type: 'finish' } });
+  });
+
+  it('refuses a machine that would invoke a child, with an error that says so', () => {
+    const invoking = setup({ actors: { child: fromPromise(async () => 1) } }).createMachine({ invoke: { src: 'child' } });
+    const actor = new LeanActor(invoking, undefined, { onEmit: () => undefined, onSnapshot: () => undefined });
+    expect(actor.getSnapshot().status).toBe('error');
+    expect(String(actor.getSnapshot().error)).toMatch(/does not host child actors/);
+  });
+});
