@@ -208,25 +208,21 @@ export class LeanActor<TMachine extends AnyStateMachine> {
    * `actionExecutor` while it runs, and lifecycle events are rare.
    */
   #scope(): AnyActorScope {
-    const scope = {
-      self: this,
-      id: this.id,
-      sessionId: this.sessionId,
-      system: this.#system,
-      logger: console.log,
-      defer: (fn: () => void) => (this.#deferred ??= []).push(fn),
-      emit: (event: EmittedFrom<TMachine>) => this.#host.onEmit(event),
-      stopChild: noChildren,
-      actionExecutor: (action: { type: string; info: unknown; params: unknown; exec: ((info: never, params: never) => void) | undefined }) => {
-        const execute = () => {
-          this.#inspect({ type: '@xstate.action', actorRef: this, action: { type: action.type, params: action.params } });
-          action.exec?.(action.info as never, action.params as never);
-        };
-        if (this.#started) execute();
-        else (this.#deferred ??= []).push(execute);
-      },
+    // The actor stands in for xstate's `self`, and its LeanSystem for xstate's system: the parts a machine without children reaches.
+    const scope = { self: this, id: this.id, sessionId: this.sessionId, system: this.#system, logger: console.log, stopChild: noChildren } as unknown as AnyActorScope;
+    // Assigned rather than written in the literal: tsx names literal closures through __name, a cost per transition.
+    scope.defer = (fn) => (this.#deferred ??= []).push(fn);
+    scope.emit = (event) => this.#host.onEmit(event as EmittedFrom<TMachine>);
+    scope.actionExecutor = (action) => {
+      if (this.#started) this.#execute(action);
+      else (this.#deferred ??= []).push(() => this.#execute(action));
     };
-    return scope as unknown as AnyActorScope;
+    return scope;
+  }
+
+  #execute(action: Parameters<AnyActorScope['actionExecutor']>[0]): void {
+    this.#inspect({ type: '@xstate.action', actorRef: this, action: { type: action.type, params: action.params } });
+    action.exec?.(action.info, action.params);
   }
 
   #inspect(event: object): void {

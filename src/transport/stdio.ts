@@ -165,6 +165,11 @@ class StdioTransport implements StdioClientTransport {
     if (this.phase !== 'open' || !stdin || !stdin.writable) {
       return Promise.reject(new NotConnectedError(this.phase));
     }
+    // Messages sent in one tick (10,000 listens opened at once) leave in one writev, not a write each.
+    if (stdin.writableCorked === 0) {
+      stdin.cork();
+      process.nextTick(() => stdin.uncork());
+    }
     if (stdin.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
     this.drained ??= new Promise<void>((resolve, reject) => {
       const settle = (error?: Error) => {
