@@ -71,7 +71,7 @@ export class StreamWire {
         this.release();
         return;
       case 'route.deliver':
-        // The machine hands over the snapshot its resync actor produced.
+        // The machine hands over the snapshot the resync fetch produced.
         this.startDelivery(command.honored, command.resynced as ResyncSnapshot | undefined);
         return;
       case 'route.hold':
