@@ -55,8 +55,11 @@ interface LeanSystem {
   _bookId(): never;
 }
 
+let unnamedDelays = 0;
+
 const scheduler: LeanSystem['scheduler'] = {
-  schedule: (_source, target, event, delay, id) => target.startTimer(id ?? event.type, event, delay),
+  // `after` names its delays; an unnamed delayed raise gets a name of its own, so two never replace each other.
+  schedule: (_source, target, event, delay, id) => target.startTimer(id ?? `lean.delay.${unnamedDelays++}`, event, delay),
   cancel: (source, id) => source.cancelTimer(id),
 };
 
@@ -99,6 +102,7 @@ export class LeanActor<TMachine extends AnyStateMachine> {
 
   /** Runs the initial state's entry actions, then whatever was sent before. Call once. */
   start(): this {
+    if (this.#started) return this;
     this.#started = true;
     this.#inspect({ type: '@xstate.event', sourceRef: undefined, actorRef: this, event: { type: 'xstate.init' } });
     this.#settle({ type: 'xstate.init' });
@@ -130,12 +134,20 @@ export class LeanActor<TMachine extends AnyStateMachine> {
       return;
     }
     this.#busy = true;
-    this.#process(event);
-    this.#drain();
+    try {
+      this.#process(event);
+    } finally {
+      this.#drain();
+    }
   }
 
+  /** As an xstate actor's: `next` for every snapshot, then `complete` when done or `error`; a late subscriber hears how it ended. */
   subscribe(observer: Observer<SnapshotFrom<TMachine>> | ((snapshot: SnapshotFrom<TMachine>) => void)): Subscription {
     const entry = typeof observer === 'function' ? { next: observer } : observer;
+    if (this.#snapshot.status !== 'active') {
+      finish(entry, this.#snapshot);
+      return { unsubscribe: () => undefined };
+    }
     (this.#observers ??= []).push(entry);
     return {
       unsubscribe: () => {
@@ -173,8 +185,9 @@ export class LeanActor<TMachine extends AnyStateMachine> {
     try {
       this.#snapshot = this.logic.transition(this.#snapshot, event, this.#scope());
     } catch (error) {
-      // As an xstate actor does: a throwing guard or action puts the actor in error.
-      this.#snapshot = { ...this.#snapshot, status: 'error', error, output: undefined };
+      // As an xstate actor does: a throwing guard or action puts the actor in error, and what it deferred never runs.
+      this.#deferred = undefined;
+      this.#fail(error);
     }
     this.#settle(event);
   }
@@ -190,15 +203,39 @@ export class LeanActor<TMachine extends AnyStateMachine> {
     }
   }
 
-  /** Runs what the transition deferred, then tells the observers; ends the actor's timers if it is over. */
+  #fail(error: unknown): void {
+    this.#snapshot = { ...this.#snapshot, status: 'error', error, output: undefined };
+  }
+
+  /** Runs what the transition deferred, then tells the host and the observers; ends the actor's timers if it is over. */
   #settle(event: { type: string }): void {
     let deferred: (() => void) | undefined;
-    while ((deferred = this.#deferred?.shift())) deferred();
+    while ((deferred = this.#deferred?.shift())) {
+      try {
+        deferred();
+      } catch (error) {
+        // As in an xstate actor: only an initial custom action can throw here, and it puts the actor in error.
+        this.#deferred = undefined;
+        this.#fail(error);
+      }
+    }
     this.#deferred = undefined;
     const snapshot = this.#snapshot;
+    const typed = snapshot as SnapshotFrom<TMachine>;
     if (snapshot.status !== 'active') for (const id of [...(this.#timers?.keys() ?? [])]) this.cancelTimer(id);
-    this.#host.onSnapshot(snapshot as SnapshotFrom<TMachine>);
-    if (this.#observers) for (const observer of [...this.#observers]) notify(observer, snapshot as SnapshotFrom<TMachine>);
+    try {
+      this.#host.onSnapshot(typed);
+    } catch (error) {
+      reportLater(error);
+    }
+    const observers = this.#observers;
+    if (observers) {
+      if (snapshot.status !== 'error') for (const observer of [...observers]) notify(observer, typed);
+      if (snapshot.status !== 'active') {
+        this.#observers = undefined;
+        for (const observer of observers) finish(observer, snapshot);
+      }
+    }
     this.#inspect({ type: '@xstate.snapshot', actorRef: this, event, snapshot });
   }
 
@@ -212,7 +249,14 @@ export class LeanActor<TMachine extends AnyStateMachine> {
     const scope = { self: this, id: this.id, sessionId: this.sessionId, system: this.#system, logger: console.log, stopChild: noChildren } as unknown as AnyActorScope;
     // Assigned rather than written in the literal: tsx names literal closures through __name, a cost per transition.
     scope.defer = (fn) => (this.#deferred ??= []).push(fn);
-    scope.emit = (event) => this.#host.onEmit(event as EmittedFrom<TMachine>);
+    scope.emit = (event) => {
+      // As xstate treats its emitted-event handlers: a throwing one is reported, the actor goes on.
+      try {
+        this.#host.onEmit(event as EmittedFrom<TMachine>);
+      } catch (error) {
+        reportLater(error);
+      }
+    };
     scope.actionExecutor = (action) => {
       if (this.#started) this.#execute(action);
       else (this.#deferred ??= []).push(() => this.#execute(action));
@@ -234,13 +278,29 @@ export class LeanActor<TMachine extends AnyStateMachine> {
   }
 }
 
-/** As xstate does with a throwing observer: report it, and keep the actor going. */
+/** As xstate does with what throws in an observer or a handler: report it outside the actor, which goes on. */
+function reportLater(error: unknown): void {
+  setTimeout(() => {
+    throw error;
+  });
+}
+
 function notify<T>(observer: Observer<T>, snapshot: T): void {
   try {
     observer.next?.(snapshot);
   } catch (error) {
-    setTimeout(() => {
-      throw error;
-    });
+    reportLater(error);
+  }
+}
+
+/** Tells an observer how the actor ended: `complete` when done, `error` (or an unhandled report) when it failed. */
+function finish(observer: Observer<never>, snapshot: { status: string; error?: unknown }): void {
+  try {
+    if (snapshot.status === 'error') {
+      if (observer.error) observer.error(snapshot.error);
+      else reportLater(snapshot.error);
+    } else observer.complete?.();
+  } catch (error) {
+    reportLater(error);
   }
 }

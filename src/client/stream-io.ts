@@ -95,6 +95,7 @@ export class StreamWire {
     const handle = this.handle;
     this.current = this.handle = undefined;
     this.route = 'none';
+    this.held = undefined;
     this.cancelResync();
     handle?.release();
   }

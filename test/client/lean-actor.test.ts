@@ -2,8 +2,8 @@
  * The LeanActor's own contract, on small machines: what test/machines/subscription.test.ts
  * checks through the subscription machine under both runtimes, here on the edges.
  */
-import { describe, expect, it } from 'vitest';
-import { assign, createActor, emit, fromPromise, setup, SimulatedClock, type InspectionEvent, type SnapshotFrom } from 'xstate';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { assign, createActor, emit, fromPromise, raise, setup, SimulatedClock, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { LeanActor, type LeanActorHost } from '../../src/client/lean-actor.ts';
 
 const counter = setup({
@@ -152,5 +152,77 @@ describe('LeanActor', () => {
     const actor = new LeanActor(invoking, undefined, { onEmit: () => undefined, onSnapshot: () => undefined });
     expect(actor.getSnapshot().status).toBe('error');
     expect(String(actor.getSnapshot().error)).toMatch(/does not host child actors/);
+  });
+});
+
+describe('LeanActor when something throws or ends', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('a throwing emit handler is reported outside the actor, which goes on', () => {
+    vi.useFakeTimers();
+    const seen: number[] = [];
+    const actor = new LeanActor(counter, undefined, {
+      clock: new SimulatedClock(), // the machine's own timer stays off the faked global ones
+      onEmit() {
+        throw new Error('handler failed');
+      },
+      onSnapshot: (snapshot) => seen.push(snapshot.context.count),
+    }).start();
+    actor.send({ type: 'inc' });
+    actor.send({ type: 'inc' });
+    expect(seen).toEqual([0, 1, 2]);
+    expect(actor.getSnapshot().status).toBe('active');
+    // Reported as xstate reports it: thrown from a timer of its own (two reports, one per emit).
+    expect(vi.getTimerCount()).toBe(2);
+    vi.clearAllTimers();
+  });
+
+  it('a transition that throws runs none of what it deferred', () => {
+    const failing = setup({
+      types: { emitted: {} as { type: 'opened' } },
+      actions: {
+        fail: () => {
+          throw new Error('action failed');
+        },
+      },
+    }).createMachine({ initial: 'idle', states: { idle: { on: { go: { actions: [emit({ type: 'opened' }), 'fail'] } } } } });
+    const emitted: string[] = [];
+    const actor = new LeanActor(failing, undefined, { onEmit: (event) => emitted.push(event.type), onSnapshot: () => undefined }).start();
+    actor.send({ type: 'go' });
+    expect(actor.getSnapshot().status).toBe('error');
+    expect(emitted).toEqual([]);
+  });
+
+  it('observers get next then complete when done, error when it fails, and a late subscriber hears how it ended', () => {
+    const done = host({ echo: false });
+    done.actor.start();
+    const calls: string[] = [];
+    done.actor.subscribe({ next: (snapshot) => calls.push(`next ${snapshot.status}`), complete: () => calls.push('complete'), error: () => calls.push('error') });
+    done.actor.send({ type: 'finish' });
+    done.actor.subscribe({ complete: () => calls.push('late complete') });
+    expect(calls).toEqual(['next done', 'complete', 'late complete']);
+
+    const failed = host({ echo: false });
+    failed.actor.start();
+    const errors: unknown[] = [];
+    failed.actor.subscribe({ next: () => errors.push('next'), error: (error) => errors.push(String(error)) });
+    failed.actor.send({ type: 'explode' });
+    failed.actor.subscribe({ error: () => errors.push('late error') });
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/explodes/);
+    expect(errors[1]).toBe('late error');
+  });
+
+  it('two unnamed delayed events both fire; a second start() does nothing', () => {
+    const ticking = setup({ types: { context: {} as { ticks: number } } }).createMachine({
+      context: { ticks: 0 },
+      entry: [raise({ type: 'tick' }, { delay: 100 }), raise({ type: 'tick' }, { delay: 200 })],
+      on: { tick: { actions: assign({ ticks: ({ context }) => context.ticks + 1 }) } },
+    });
+    const clock = new SimulatedClock();
+    const actor = new LeanActor(ticking, undefined, { clock, onEmit: () => undefined, onSnapshot: () => undefined }).start();
+    actor.start();
+    clock.increment(200);
+    expect(actor.getSnapshot().context.ticks).toBe(2);
   });
 });
