@@ -1,8 +1,12 @@
 /**
- * Serves one stdio connection (newline-delimited JSON-RPC) in both eras. The
- * opening request picks the era for the connection: `initialize` → legacy
- * (one session), `server/discover` or any request carrying the modern `_meta`
- * envelope → modern. Output goes through one drain-aware outbox; while it is
+ * Serves one stdio connection (newline-delimited JSON-RPC) in both eras at
+ * once, as the 2026-07-28 versioning page allows a dual-era server to: each
+ * request selects its era the way an opening request does (`initialize` →
+ * legacy, scoped to the one session of this process; `server/discover` or the
+ * modern `_meta` envelope → modern, served statelessly). A request that
+ * selects neither is the legacy session's once there is one, else the modern
+ * era's once the connection used it (which asks for the envelope), else
+ * refused as sent before initialize. Output goes through one drain-aware outbox; while it is
  * above its high-water mark the connection holds its input back (input-gate.ts),
  * so a client that does not read cannot make the server buffer without bound.
  */
@@ -12,7 +16,7 @@ import type { NotificationFilter } from '../protocol/filter.ts';
 import { parseFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
 import type { ServerCore } from './core.ts';
 import { eraOfOpening } from './envelope.ts';
-import { InvalidRequestError, LimitExceededError, MethodNotFoundError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
+import { InvalidRequestError, LimitExceededError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { InputGate } from './input-gate.ts';
@@ -37,8 +41,10 @@ export interface StdioConnectionHandle {
 
 export class StdioConnection implements StdioConnectionHandle {
   readonly closed: Promise<void>;
-  private era: Era | undefined;
+  /** The legacy era's one session, opened by `initialize`. */
   private session: LegacySession | undefined;
+  /** Whether a request here selected the modern era. */
+  private servedModern = false;
   private readonly outbox: Outbox;
   private readonly inflight = new Map<string, AbortController>();
   private readonly streams = new Map<string, ListenStream>();
@@ -130,7 +136,7 @@ export class StdioConnection implements StdioConnectionHandle {
       this.outbox.push(errorFrame(request.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(request.id)} is already in use`)));
       return;
     }
-    const era = this.pickEra(request);
+    const era = this.eraOf(request);
     if (era === undefined) {
       // The legacy spec lets either side ping at any time, before initialize too.
       if (request.method === 'ping') this.outbox.push(resultFrame(request.id, {}));
@@ -154,7 +160,6 @@ export class StdioConnection implements StdioConnectionHandle {
     };
     let outcome: Outcome;
     if (era === 'modern') outcome = await routeModern(this.core, request, channel, controller.signal);
-    else if (request.method === 'server/discover') outcome = { kind: 'error', error: new MethodNotFoundError(request.method) };
     else outcome = await routeLegacy(this.core, this.session!, request, channel, controller.signal);
     this.inflight.delete(key);
     // A cancelled request gets no further messages, its response included.
@@ -177,17 +182,19 @@ export class StdioConnection implements StdioConnectionHandle {
     }
   }
 
-  private pickEra(request: JsonRpcRequest): Era | undefined {
-    if (this.era) return this.era;
-    this.era = eraOfOpening(request);
-    if (this.era === 'legacy') {
+  private eraOf(request: JsonRpcRequest): Era | undefined {
+    const selected = eraOfOpening(request);
+    if (selected === 'modern') this.servedModern = true;
+    if (selected === 'legacy' && !this.session) {
       this.session = this.core.newSession('stdio', (reason) => {
         if (reason.type === 'slow_consumer') this.shutDown();
       });
-      this.session.hold(); // the connection is the session: it never idles out
+      this.session.hold(); // the process is the session: it never idles out
       this.session.attach(this.outbox);
     }
-    return this.era;
+    if (selected) return selected;
+    if (this.session) return 'legacy';
+    return this.servedModern ? 'modern' : undefined;
   }
 
   private shutDown(): void {

@@ -53,9 +53,8 @@ describe('bad input over stdio', () => {
     p.send({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: modernMeta({ 'io.modelcontextprotocol/protocolVersion': '1900-01-01' }) } });
     p.request(6, 'subscriptions/listen', { notifications: { toolsListChanged: 'yes' } });
     p.request(7, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['not a uri'] } });
-    p.request(8, 'initialize');
     p.send({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} });
-    const codes = await Promise.all([2, 3, 4, 5, 6, 7, 8, 9].map(async (id) => (await p.response(id)).error?.code));
+    const codes = await Promise.all([2, 3, 4, 5, 6, 7, 9].map(async (id) => (await p.response(id)).error?.code));
     expect(codes).toEqual([
       ErrorCode.MethodNotFound,
       ErrorCode.InvalidParams,
@@ -63,8 +62,7 @@ describe('bad input over stdio', () => {
       ErrorCode.UnsupportedProtocolVersion,
       ErrorCode.InvalidParams,
       ErrorCode.InvalidParams,
-      ErrorCode.MethodNotFound, // initialize does not exist in the modern era
-      ErrorCode.InvalidParams, // no _meta envelope
+      ErrorCode.InvalidParams, // no _meta envelope, on a connection that used the modern era
     ]);
     expect((await p.response(5)).error?.data).toEqual({ requested: '1900-01-01', supported: ['2026-07-28'] });
   });
@@ -95,19 +93,38 @@ describe('bad input over stdio', () => {
     expect(tagged).toHaveLength(64);
   });
 
-  it('fixes the era by the opening request and refuses requests before initialize', async () => {
+  it('refuses requests before initialize, and a second initialize', async () => {
     const p = start();
     p.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect((await p.response(1)).error?.code).toBe(ErrorCode.InvalidRequest);
     p.send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
     expect((await p.response(2)).result?.protocolVersion).toBe('2025-11-25');
     p.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    p.request(3, 'server/discover');
-    expect((await p.response(3)).error?.code).toBe(ErrorCode.MethodNotFound);
     p.send({ jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {} } });
     expect((await p.response(4)).error?.code).toBe(ErrorCode.InvalidRequest);
     p.send({ jsonrpc: '2.0', id: 5, method: 'ping' });
     expect((await p.response(5)).result).toEqual({});
+  });
+
+  it('serves both eras at once on one connection: the legacy session and modern requests side by side', async () => {
+    const p = start();
+    p.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    expect((await p.response(1)).result?.protocolVersion).toBe('2025-11-25');
+    p.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // A request carrying the modern envelope is served statelessly in the modern era, session or not.
+    p.request(2, 'server/discover');
+    expect((await p.response(2)).result?.supportedVersions).toEqual(['2026-07-28']);
+    p.request('L', 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+    await p.next((message) => message.method === 'notifications/subscriptions/acknowledged');
+    // Without the envelope, a request is the legacy session's.
+    p.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'emit', arguments: { kind: 'tools' } } });
+    await p.response(3);
+    const changes = await Promise.all([
+      p.next((message) => message.method === 'notifications/tools/list_changed' && message.params?._meta === undefined),
+      p.next((message) => message.method === 'notifications/tools/list_changed' && (message.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/subscriptionId'] === 'L'),
+    ]);
+    // The change reaches the legacy session unsolicited and the modern stream tagged with its id.
+    expect(changes).toHaveLength(2);
   });
 
   it('stops a cancelled request: no response for it, the connection keeps serving', async () => {
