@@ -11,6 +11,7 @@ import type { NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
+import type { ListenStream } from './listen-stream.ts';
 import { HeaderMismatchError, type WireError } from './errors.ts';
 import { HttpReply, keepAlive, sendJson, sendStatus, startSse } from './http-io.ts';
 import { routeListen, routeModern } from './modern-router.ts';
@@ -59,12 +60,45 @@ function headerMismatch(core: ServerCore, req: IncomingMessage, request: JsonRpc
 const failWith = (res: ServerResponse, id: JsonRpcRequest['id'] | null, error: WireError): void =>
   sendJson(res, error.httpStatus, errorFrame(id, error));
 
+/**
+ * The listen streams open on one HTTP endpoint, so that closing the endpoint
+ * ends each gracefully (its `complete` result flushed) before the sockets go.
+ */
+export class EndpointStreams {
+  /** Each open stream, with its response's end. */
+  readonly #open = new Map<ListenStream, Promise<void>>();
+  #closing = false;
+
+  constructor(readonly keepAliveMs: number) {}
+
+  add(stream: ListenStream, res: ServerResponse): void {
+    if (this.#closing) {
+      void stream.complete();
+      return;
+    }
+    const responded = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    this.#open.set(stream, responded);
+    void responded.then(() => this.#open.delete(stream));
+  }
+
+  /** Completes every open stream (flushed, or cut by its finish timeout) and waits for its response to end; later ones complete at once. */
+  async completeAll(): Promise<void> {
+    this.#closing = true;
+    await Promise.all(
+      [...this.#open].map(async ([stream, responded]) => {
+        await stream.complete();
+        await responded;
+      }),
+    );
+  }
+}
+
 export async function handleModernRequest(
   core: ServerCore,
   req: IncomingMessage,
   res: ServerResponse,
   request: JsonRpcRequest,
-  keepAliveMs: number,
+  streams: EndpointStreams,
 ): Promise<void> {
   const mismatch = headerMismatch(core, req, request);
   if (mismatch) return failWith(res, request.id, mismatch);
@@ -75,7 +109,7 @@ export async function handleModernRequest(
   });
   if (request.method === 'subscriptions/listen') {
     const outcome = routeListen(core, request);
-    if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored, keepAliveMs);
+    if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored, streams);
     if (outcome.kind === 'error') return failWith(res, request.id, outcome.error);
   }
   const reply = new HttpReply(res, core.limits.outboxHighWater);
@@ -85,14 +119,14 @@ export async function handleModernRequest(
   if (outcome.kind === 'error') return reply.finish(errorFrame(request.id, outcome.error), outcome.error.httpStatus);
 }
 
-function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRpcRequest, honored: NotificationFilter, keepAliveMs: number): void {
+function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRpcRequest, honored: NotificationFilter, streams: EndpointStreams): void {
   try {
     core.assertRoomForStream();
   } catch (error) {
     return failWith(res, request.id, error as WireError);
   }
   const outbox = startSse(res, core.limits.outboxHighWater);
-  const stopKeepAlive = keepAlive(res, outbox, keepAliveMs);
+  const stopKeepAlive = keepAlive(res, outbox, streams.keepAliveMs);
   const cancel = () => stream.cancel();
   const stream = core.openStream(request.id, honored, outbox, (reason) => {
     stopKeepAlive();
@@ -103,6 +137,7 @@ function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRp
     else res.destroy();
   });
   res.on('close', cancel);
+  streams.add(stream, res);
 }
 
 /** Modern HTTP defines no client notifications; accept them as the spec's transport mechanics say. */

@@ -14,7 +14,7 @@ import { InternalFailure, InvalidRequestError, ParseFailure } from './errors.ts'
 import { isLoopbackAddress, rejectForeignOrigin, type OriginPolicy } from './http-guard.ts';
 import { readBody, sendJson } from './http-io.ts';
 import { LegacyHttpSessions } from './http-legacy.ts';
-import { acceptModernNotification, handleModernRequest } from './http-modern.ts';
+import { acceptModernNotification, EndpointStreams, handleModernRequest } from './http-modern.ts';
 import { errorFrame } from './outcome.ts';
 
 export interface HttpListenOptions {
@@ -38,7 +38,7 @@ export interface HttpServerHandle {
   readonly port: number;
   /** The MCP endpoint, e.g. http://127.0.0.1:PORT/mcp */
   readonly url: string;
-  /** Ends this endpoint's legacy sessions and connections, and stops listening. */
+  /** Ends this endpoint's listen streams gracefully (`resultType: 'complete'`), then its legacy sessions and connections, and stops listening. */
   close(): Promise<void>;
 }
 
@@ -52,8 +52,9 @@ export function listenHttp(core: ServerCore, options: HttpListenOptions): Promis
   };
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const legacy = new LegacyHttpSessions(core, keepAliveMs);
+  const streams = new EndpointStreams(keepAliveMs);
   const server = createHttpServer((req, res) => {
-    handle(core, legacy, policy, path, keepAliveMs, req, res).catch(() => {
+    handle(core, legacy, streams, policy, path, req, res).catch(() => {
       if (!res.headersSent) sendJson(res, 500, errorFrame(null, new InternalFailure('Internal error')));
       else res.end();
     });
@@ -66,12 +67,13 @@ export function listenHttp(core: ServerCore, options: HttpListenOptions): Promis
       resolve({
         port,
         url: `http://${urlHost}:${port}${path}`,
-        close: () =>
-          new Promise<void>((done) => {
-            legacy.endAll();
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
+        close: async () => {
+          const stopped = new Promise<void>((done) => server.close(() => done()));
+          await streams.completeAll();
+          legacy.endAll();
+          server.closeAllConnections();
+          await stopped;
+        },
       });
     });
   });
@@ -80,9 +82,9 @@ export function listenHttp(core: ServerCore, options: HttpListenOptions): Promis
 async function handle(
   core: ServerCore,
   legacy: LegacyHttpSessions,
+  streams: EndpointStreams,
   policy: OriginPolicy,
   path: string,
-  keepAliveMs: number,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -115,5 +117,5 @@ async function handle(
     return legacy.initialize(res, frame.message);
   }
   if (frame.kind === 'notification') return acceptModernNotification(res);
-  return handleModernRequest(core, req, res, frame.message, keepAliveMs);
+  return handleModernRequest(core, req, res, frame.message, streams);
 }

@@ -94,8 +94,9 @@ export class ListenStream implements Audience {
     return this.done;
   }
 
+  /** Events for a stream that already ended (completed from two places, cancelled as it completes) change nothing. */
   private send(event: ListenStreamEvent): void {
-    this.actor.send(event);
+    if (this.actor.getSnapshot().status === 'active') this.actor.send(event);
   }
 
   private completionFrame(): string {

@@ -107,6 +107,20 @@ describe('modern listen streams over HTTP', () => {
     }));
   });
 
+  it('ends the listen streams of an endpoint gracefully when that endpoint alone is closed', async () => {
+    const endpoint = await server.listenHttp({ port: 0 });
+    const client = await connectHttp('modern', endpoint.url);
+    const subscription = await client.listen({ toolsListChanged: true });
+    const other = await (await connectHttp('modern', url)).listen({ toolsListChanged: true });
+    await endpoint.close();
+    await expect(subscription.closed).resolves.toBe('graceful');
+    expect(wire(client)).toContainEqual(expect.objectContaining({ result: expect.objectContaining({ resultType: 'complete' }) }));
+    // The server's other endpoint and its streams go on.
+    server.notifyToolsListChanged();
+    expect(server.openStreamCount).toBe(1);
+    await other.close();
+  });
+
   it('does not cancel a stream that already ended when its response closes afterwards', async () => {
     const warn = vi.spyOn(console, 'warn');
     try {
