@@ -34,6 +34,12 @@ export class InboundRouter {
   route(notification: JsonRpcNotification): void {
     const method = notification.method;
     const params = notification.params ?? EMPTY;
+    if (method === CANCELLED) {
+      // By the request it cancels, whether or not the server also tagged it with the stream's id.
+      const stream = this.streams.get(params.requestId as RequestId);
+      if (stream) return stream.cancelled(typeof params.reason === 'string' ? params.reason : undefined);
+      return this.#fallbackFor(method, params);
+    }
     const meta = params._meta as JsonObject | undefined;
     const subscriptionId = meta?.[MetaKey.subscriptionId] as RequestId | undefined;
     if (subscriptionId !== undefined) {
@@ -46,9 +52,6 @@ export class InboundRouter {
     } else if (method === PROGRESS) {
       const onProgress = this.progress.get(params.progressToken as RequestId);
       if (onProgress) return this.#call(() => onProgress(params));
-    } else if (method === CANCELLED) {
-      const stream = this.streams.get(params.requestId as RequestId);
-      if (stream) return stream.cancelled(typeof params.reason === 'string' ? params.reason : undefined);
     }
     this.#fallbackFor(method, params);
   }
