@@ -140,7 +140,13 @@ export async function negotiate(wire: NegotiationWire, options: NegotiationOptio
   const verdict = await probe(wire, options, options.probeTimeoutMs);
   if (verdict.kind === 'error') throw verdict.error;
   if (verdict.kind === 'modern') return negotiated('modern', MODERN_VERSION, verdict.result);
-  if (options.era === 'modern') throw new NegotiationError(`era pinned to modern, but the server is legacy (${verdict.evidence})`);
+  if (options.era === 'modern') {
+    // Pinned: an unanswered probe may be a modern server still starting up, so ask once more, patiently, before failing.
+    const again = verdict.unanswered ? await probe(wire, options, options.requestTimeoutMs) : verdict;
+    if (again.kind === 'error') throw again.error;
+    if (again.kind === 'modern') return negotiated('modern', MODERN_VERSION, again.result);
+    throw new NegotiationError(`era pinned to modern, but the server is legacy (${again.evidence})`);
+  }
   try {
     return await initialize(wire, options);
   } catch (error) {

@@ -81,6 +81,13 @@ describe('a modern peer slower than the probe', () => {
     expect(slow.era).toBe('modern');
     await slow.disconnect();
   });
+
+  it('is still found modern with the era pinned to modern: the unanswered probe is asked again, patiently', async () => {
+    const slow = createClient({ transport: scriptedStdio(['--era', 'modern', '--discover-delay', '150']).factory, probeTimeoutMs: 50, era: 'modern' });
+    await slow.connect();
+    expect(slow.era).toBe('modern');
+    await slow.disconnect();
+  });
 });
 
 describe('a peer that speaks neither era', () => {
