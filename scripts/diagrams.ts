@@ -1,17 +1,22 @@
 /**
- * `npm run diagrams`: regenerates `diagrams/` from the machines. Markdown files
- * the generator no longer produces are removed, because the folder is never
- * edited by hand and a leftover diagram would describe a machine that is gone.
+ * `npm run diagrams`: regenerates `diagrams/` from the machines, and the
+ * statecharts section of README.md (only between its marker comments).
+ * Markdown files the generator no longer produces are removed from
+ * `diagrams/`, because the folder is never edited by hand and a leftover
+ * diagram would describe a machine that is gone.
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderDiagrams } from '../src/diagrams/catalog.ts';
+import { diagramFiles, findMachines } from '../src/diagrams/catalog.ts';
+import { spliceStatecharts, statechartsSection } from '../src/diagrams/readme-section.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const outDir = join(repoRoot, 'diagrams');
+const readmePath = join(repoRoot, 'README.md');
 
-const files = await renderDiagrams(repoRoot);
+const found = await findMachines(repoRoot);
+const files = diagramFiles(found);
 await mkdir(outDir, { recursive: true });
 for (const existing of await readdir(outDir)) {
   if (existing.endsWith('.md') && !files.has(existing)) {
@@ -26,4 +31,11 @@ for (const [name, text] of files) {
   await writeFile(path, text);
   console.log(`wrote diagrams/${name}`);
 }
-console.log(`${files.size - 1} machine diagram(s) up to date`);
+
+const readme = await readFile(readmePath, 'utf8');
+const updated = spliceStatecharts(readme, statechartsSection(found));
+if (updated !== readme) {
+  await writeFile(readmePath, updated);
+  console.log('wrote the statecharts section of README.md');
+}
+console.log(`${found.length} machine diagram(s) up to date`);

@@ -3,8 +3,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { and, fromCallback, fromPromise, not, setup } from 'xstate';
-import { renderDiagrams } from '../src/diagrams/catalog.ts';
+import { findMachines, renderDiagrams } from '../src/diagrams/catalog.ts';
 import { guardName, toMermaid } from '../src/diagrams/mermaid.ts';
+import {
+  markedStatecharts,
+  spliceStatecharts,
+  STATECHARTS_END,
+  STATECHARTS_START,
+  StatechartsMarkersError,
+  statechartsSection,
+} from '../src/diagrams/readme-section.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -24,6 +32,48 @@ describe('diagrams/', () => {
 
   it('generates the same bytes twice', async () => {
     expect(await renderDiagrams(repoRoot)).toEqual(await renderDiagrams(repoRoot));
+  });
+});
+
+describe('the statecharts section of README.md', () => {
+  it('matches what `npm run diagrams` generates from machines/', async () => {
+    const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
+    const generated = spliceStatecharts(readme, statechartsSection(await findMachines(repoRoot)));
+    expect(markedStatecharts(readme), 'README.md statecharts are out of date; run `npm run diagrams`').toBe(
+      markedStatecharts(generated),
+    );
+  });
+
+  it('shows every machine with the same Mermaid block as its diagrams/ file', async () => {
+    const found = await findMachines(repoRoot);
+    const files = await renderDiagrams(repoRoot);
+    const section = statechartsSection(found);
+    for (const machine of found) {
+      const block = /```mermaid\n[\s\S]*?\n```/.exec(files.get(`${machine.name}.md`) ?? '')?.[0];
+      expect(block, machine.name).toBeDefined();
+      expect(section).toContain(`### ${machine.name}\n\n${block}\n`);
+    }
+  });
+});
+
+describe('spliceStatecharts', () => {
+  const readme = ['# Title', '', 'Intro.', STATECHARTS_START, 'old text', STATECHARTS_END, '', '## After', 'tail'].join('\r\n');
+
+  it('replaces only the text between the markers', () => {
+    const spliced = spliceStatecharts(readme, '### m\n\nnew\n');
+    expect(spliced).toBe(`# Title\r\n\r\nIntro.\r\n${STATECHARTS_START}\n\n### m\n\nnew\n\n${STATECHARTS_END}\r\n\r\n## After\r\ntail`);
+    expect(markedStatecharts(spliced)).toBe('\n\n### m\n\nnew\n\n');
+  });
+
+  it('is idempotent', () => {
+    const once = spliceStatecharts(readme, 'x\n');
+    expect(spliceStatecharts(once, 'x\n')).toBe(once);
+  });
+
+  it('refuses a README without exactly one start marker before one end marker', () => {
+    expect(() => spliceStatecharts('# no markers', 'x\n')).toThrow(StatechartsMarkersError);
+    expect(() => spliceStatecharts(`${STATECHARTS_START}${STATECHARTS_START}${STATECHARTS_END}`, 'x\n')).toThrow(/2 start and 1 end/);
+    expect(() => spliceStatecharts(`${STATECHARTS_END}\n${STATECHARTS_START}`, 'x\n')).toThrow(/end marker comes before/);
   });
 });
 

@@ -59,15 +59,18 @@ export async function findMachines(repoRoot: string): Promise<FoundMachine[]> {
   return found;
 }
 
+/** The machine's statechart as a fenced Mermaid block (no trailing newline); `diagrams/` and the README both show this. */
+export function mermaidBlock(found: FoundMachine): string {
+  return ['```mermaid', toMermaid(found.machine).trimEnd(), '```'].join('\n');
+}
+
 export function diagramMarkdown(found: FoundMachine): string {
   return [
     `# ${found.name}`,
     '',
     `Generated from \`${found.source}\` (export \`${found.exportName}\`, machine id \`${found.machine.id}\`) by \`npm run diagrams\`; do not edit by hand.`,
     '',
-    '```mermaid',
-    toMermaid(found.machine).trimEnd(),
-    '```',
+    mermaidBlock(found),
     '',
   ].join('\n');
 }
@@ -86,7 +89,10 @@ export function indexMarkdown(found: FoundMachine[]): string {
 
 /** File name (inside `diagrams/`) → contents, in sorted order. */
 export async function renderDiagrams(repoRoot: string): Promise<Map<string, string>> {
-  const found = await findMachines(repoRoot);
+  return diagramFiles(await findMachines(repoRoot));
+}
+
+export function diagramFiles(found: FoundMachine[]): Map<string, string> {
   const files = new Map<string, string>();
   for (const machine of found) files.set(`${machine.name}.md`, diagramMarkdown(machine));
   files.set('README.md', indexMarkdown(found));
