@@ -6,7 +6,17 @@
  *        └──── ready, never acknowledged ───────────────────┤
  *   listening.reopening ◀── ready, acknowledged before ─────┘
  *        └──ack──▶ listening.resyncing ──snapshot──▶ listening.active
+ *   listening ──ended unanswered, reconnection on──▶ relistening ──backoff──▶ reopening | opening
  *   any of them ──▶ closed (final; output: ClosedReason)
+ *
+ * A stream the live server ends without answering (an HTTP response cut by
+ * a proxy, a server dropping it) is not spent while reconnection is on: it
+ * listens again under the same id after the connection's backoff, for at
+ * most its attempts, then ends as `reconnect_exhausted`. A run that had been
+ * acknowledged for longer than the backoff's longest delay counts as
+ * recovered: the count starts again (a proxy cutting an idle stream every
+ * few minutes never exhausts it; a server that drops every stream at once
+ * does). With reconnection off it ends as `remote`.
  *
  * The machine decides when the wire stream lives, which route its
  * notifications take and when the resync snapshot is fetched; it says so
@@ -31,6 +41,7 @@
 import { assign, emit, setup } from 'xstate';
 import type { ClosedReason } from './closed-reason.ts';
 import type { ConnectionLifecycleEvent } from './connection.machine.ts';
+import { backoffDelay, type Backoff } from './backoff.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
 import { HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from './subscription-errors.ts';
 
@@ -43,7 +54,8 @@ export type ListenWireEvent =
   | { type: 'listen.result'; result: unknown }
   | { type: 'listen.error'; error: unknown }
   | { type: 'listen.cancelled'; reason: string | undefined }
-  | { type: 'listen.ended'; cause: unknown };
+  /** The stream ended with no answer; `acknowledgedForMs`: how long it had been acknowledged (0 if never). */
+  | { type: 'listen.ended'; cause: unknown; acknowledgedForMs?: number };
 
 /** What the I/O reports about the resync snapshot it was asked for. */
 export type ResyncEvent = { type: 'resync.done'; snapshot: object } | { type: 'resync.failed'; error: unknown };
@@ -58,10 +70,19 @@ export type SubscriptionLocalEvent =
 
 export type SubscriptionEvent = ListenWireEvent | ResyncEvent | ConnectionLifecycleEvent | SubscriptionLocalEvent;
 
+/** How a stream listens again after the server ended it unanswered: the connection's reconnect backoff. */
+export interface RelistenPolicy {
+  backoff: Backoff;
+  /** A number in [0, 1] for the jitter. */
+  random: () => number;
+}
+
 export interface SubscriptionInput {
   subscriptionId: SubscriptionId;
   requested: NotificationFilter;
   ackTimeoutMs: number;
+  /** `false` while reconnection is off: an unanswered end is then `remote`. */
+  relisten: RelistenPolicy | false;
 }
 
 export interface ListenInput {
@@ -90,6 +111,9 @@ export interface SubscriptionContext extends SubscriptionInput {
   honored: NotificationFilter | undefined;
   resynced: object | undefined;
   reason: ClosedReason | undefined;
+  /** Re-listens in a row (see `countRelisten`), and the delay before the next one. */
+  relistens: number;
+  relistenDelayMs: number;
 }
 
 /** The closed reason an outside event stands for, or undefined if it does not end the stream. */
@@ -134,10 +158,16 @@ export const subscriptionMachine = setup({
     everAcknowledged: ({ context }) => context.honored !== undefined,
     readyInOtherEra: ({ event }) => event.type === 'connection.ready' && event.era !== 'modern',
     leftModernEra: ({ event }) => event.type === 'connection.era_changed' && event.to !== 'modern',
+    mayRelisten: ({ context, event }) =>
+      context.relisten !== false &&
+      (context.relistens < context.relisten.backoff.maxAttempts ||
+        (event.type === 'listen.ended' && (event.acknowledgedForMs ?? 0) > context.relisten.backoff.maxDelayMs)),
+    relistenExhausted: ({ context }) => context.relisten !== false,
     resyncInterrupted: ({ event }) => event.type === 'resync.failed' && event.error instanceof ResyncInterruptedError,
   },
   delays: {
     ackTimeout: ({ context }) => context.ackTimeoutMs,
+    relistenDelay: ({ context }) => context.relistenDelayMs,
   },
   actions: {
     recordReason: assign({ reason: ({ context, event }) => reasonFor(event) ?? context.reason }),
@@ -152,6 +182,15 @@ export const subscriptionMachine = setup({
     }),
     recordResyncFailure: assign({ reason: ({ context, event }) => (event.type === 'resync.failed' ? { type: 'refused', error: event.error } : context.reason) }),
     assignHonored: assign({ honored: ({ context, event }) => (event.type === 'listen.acknowledged' ? event.honored : context.honored) }),
+    countRelisten: assign(({ context, event }) => {
+      if (context.relisten === false) return {};
+      const recovered = event.type === 'listen.ended' && (event.acknowledgedForMs ?? 0) > context.relisten.backoff.maxDelayMs;
+      const relistens = recovered ? 1 : context.relistens + 1;
+      return { relistens, relistenDelayMs: backoffDelay(relistens, context.relisten.backoff, context.relisten.random()) };
+    }),
+    recordRelistenExhausted: assign({
+      reason: ({ context, event }) => ({ type: 'reconnect_exhausted', cause: event.type === 'listen.ended' ? event.cause : undefined, attempts: context.relistens }),
+    }),
     rememberSnapshot: assign({ resynced: ({ context, event }) => (event.type === 'resync.done' ? event.snapshot : context.resynced) }),
     forgetSnapshot: assign({ resynced: undefined }),
     openOnWire: emit(({ context }) => ({ type: 'listen.open', subscriptionId: context.subscriptionId, filter: context.requested }) as const),
@@ -165,7 +204,7 @@ export const subscriptionMachine = setup({
   },
 }).createMachine({
   id: 'subscription',
-  context: ({ input }) => ({ ...input, honored: undefined, resynced: undefined, reason: undefined }),
+  context: ({ input }) => ({ ...input, honored: undefined, resynced: undefined, reason: undefined, relistens: 0, relistenDelayMs: 0 }),
   initial: 'listening',
   on: {
     'connection.closed': { target: '.closed', actions: 'recordReason' },
@@ -181,7 +220,11 @@ export const subscriptionMachine = setup({
         'listen.result': { target: 'closed', actions: 'recordReason' },
         'listen.error': { target: 'closed', actions: 'recordReason' },
         'listen.cancelled': { target: 'closed', actions: 'recordReason' },
-        'listen.ended': { target: 'closed', actions: 'recordReason' },
+        'listen.ended': [
+          { guard: 'mayRelisten', target: 'relistening', actions: 'countRelisten' },
+          { guard: 'relistenExhausted', target: 'closed', actions: 'recordRelistenExhausted' },
+          { target: 'closed', actions: 'recordReason' },
+        ],
         'connection.lost': { target: 'paused' },
         // We end it: tell the peer.
         close: { target: '.cancelling', actions: 'recordReason' },
@@ -229,6 +272,16 @@ export const subscriptionMachine = setup({
           entry: 'cancelOnWire',
           always: { target: '#subscription.closed' },
         },
+      },
+    },
+    relistening: {
+      after: {
+        relistenDelay: [{ guard: 'everAcknowledged', target: 'listening.reopening' }, { target: 'listening.opening' }],
+      },
+      on: {
+        'connection.lost': { target: 'paused' },
+        close: { target: 'closed', actions: 'recordReason' },
+        'subscriber.stopped': { target: 'closed', actions: 'recordReason' },
       },
     },
     paused: {

@@ -13,6 +13,7 @@ import {
   type ConnectionEmitted,
   type Negotiated,
 } from '../../machines/connection.machine.ts';
+import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import {
   ConnectionLostError,
   NotConnectedError,
@@ -80,6 +81,7 @@ const describeClose = (info: TransportClosedInfo): Error => {
 export class Connection implements ListenPort {
   readonly actor: Actor<typeof connectionMachine>;
   readonly router: InboundRouter;
+  readonly relisten: RelistenPolicy | false;
   readonly #options: Required<Pick<ConnectionOptions, 'era' | 'clientInfo' | 'capabilities' | 'requestTimeoutMs' | 'probeTimeoutMs'>>;
   readonly #pending = new PendingRequests();
   readonly #listenRoutes: ListenRoutes;
@@ -146,11 +148,11 @@ export class Connection implements ListenPort {
         }),
       },
     });
+    const backoff = options.reconnect === false ? false : { ...DEFAULT_BACKOFF, ...options.reconnect };
+    const random = options.random ?? Math.random;
+    this.relisten = backoff === false ? false : { backoff, random };
     this.actor = createActor(machine, {
-      input: {
-        backoff: options.reconnect === false ? false : { ...DEFAULT_BACKOFF, ...options.reconnect },
-        random: options.random ?? Math.random,
-      },
+      input: { backoff, random },
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
     });

@@ -4,6 +4,7 @@
  * these; the actors' I/O bridges in src/ call them. Nothing here is public API.
  */
 import type { InspectionEvent, Observer } from 'xstate';
+import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import type { FilterError, NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import type { HttpStatusError, RpcError } from '../protocol/errors.ts';
@@ -56,6 +57,8 @@ export interface ListenPort extends RequestPort {
   openListen(id: RequestId, filter: NotificationFilter, handlers: ListenHandlers): ListenHandle;
   /** A fresh id for a new stream; a reopened stream keeps its first id. */
   nextRequestId(): RequestId;
+  /** How a stream the server ended unanswered listens again: the connection's reconnect backoff, or `false` while reconnection is off. */
+  readonly relisten: RelistenPolicy | false;
 }
 
 /** The `inspect` option every actor the client creates receives (e.g. a Stately inspector's `inspect`). */

@@ -177,7 +177,7 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     this.#wire = new StreamWire(this);
     // Before the actor starts: a stream can end while it does.
     owner?.streamStarted(this);
-    this.actor = new LeanActor(subscriptionMachine, { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS }, this);
+    this.actor = new LeanActor(subscriptionMachine, { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, relisten: port.relisten }, this);
     // The listen request goes out as the actor starts.
     this.actor.start();
   }

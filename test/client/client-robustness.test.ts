@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
+import type { SubscriberMessage } from '../../src/client/messages.ts';
 import { HttpStatusError, NotConnectedError, RequestAbortedError } from '../../src/protocol/errors.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
@@ -88,8 +89,11 @@ describe('listen streams an HTTP server refuses or ends', () => {
     expect(client.state).toBe('online.ready.modern');
   });
 
-  it('a stream the live server ends without an answer ends as remote; the connection stays up', async () => {
-    const url = await listenPeer((id, response) => {
+  /** A peer that acknowledges every listen, then ends the response stream without an answer while `endIt(nth)` says so. */
+  const endingPeer = (endIt: (nth: number) => boolean) => {
+    const listens: unknown[] = [];
+    const url = listenPeer((id, response) => {
+      listens.push(id);
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       const ack = {
         jsonrpc: '2.0',
@@ -97,9 +101,14 @@ describe('listen streams an HTTP server refuses or ends', () => {
         params: { _meta: { 'io.modelcontextprotocol/subscriptionId': id }, notifications: { toolsListChanged: true } },
       };
       response.write(`event: message\ndata: ${JSON.stringify(ack)}\n\n`);
-      setImmediate(() => response.end());
+      if (endIt(listens.length)) setImmediate(() => response.end());
     });
-    const client = createClient({ transport: httpTransport({ url }) });
+    return { url, listens };
+  };
+
+  it('with reconnection off, a stream the live server ends without an answer ends as remote; the connection stays up', async () => {
+    const peer = endingPeer(() => true);
+    const client = createClient({ transport: httpTransport({ url: await peer.url }), reconnect: false });
     clients.push(client);
     await client.connect();
     const events: string[] = [];
@@ -108,6 +117,38 @@ describe('listen streams an HTTP server refuses or ends', () => {
     expect(await stream.closed).toMatchObject({ type: 'remote' });
     expect(client.state).toBe('online.ready.modern');
     expect(events).not.toContain('connection.lost');
+  });
+
+  it('with reconnection on, the stream listens again under the same id and resyncs, and the connection stays up', async () => {
+    const peer = endingPeer((nth) => nth === 1);
+    const client = createClient({ transport: httpTransport({ url: await peer.url }), reconnect: { baseDelayMs: 5, maxDelayMs: 10 } });
+    clients.push(client);
+    await client.connect();
+    const messages: SubscriberMessage[] = [];
+    const reconnected = new Promise<void>((resolve) => {
+      void client.listen({ toolsListChanged: true }, (message) => {
+        messages.push(message);
+        if (message.type === 'reconnected') resolve();
+      });
+    });
+    await reconnected;
+    expect(peer.listens).toHaveLength(2);
+    expect(peer.listens[1]).toBe(peer.listens[0]);
+    expect(messages.map((message) => message.type)).toEqual(['reconnected']);
+    expect(client.state).toBe('online.ready.modern');
+  });
+
+  it('with reconnection on, a server that keeps ending the stream unanswered exhausts it as reconnect_exhausted', async () => {
+    const peer = endingPeer(() => true);
+    // Short delays, but a long maxDelayMs: no run here lasts long enough to count as recovered.
+    const client = createClient({ transport: httpTransport({ url: await peer.url }), reconnect: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 5_000 } });
+    clients.push(client);
+    await client.connect();
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    expect(await stream.closed).toMatchObject({ type: 'reconnect_exhausted', attempts: 2 });
+    // The first listen and two more, all under the stream's one id.
+    expect(peer.listens).toEqual([stream.id, stream.id, stream.id]);
+    expect(client.state).toBe('online.ready.modern');
   });
 });
 

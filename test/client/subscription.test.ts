@@ -3,6 +3,7 @@ import { assign, createActor, setup, SimulatedClock, type InspectionEvent } from
 import type { Era } from '../../machines/era.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import type { ListenHandlers, ListenPort, RequestOptions } from '../../src/client/ports.ts';
+import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import {
   createListenStream,
   DeliveryDroppedError,
@@ -35,6 +36,7 @@ interface PendingRequest {
 class FakeListenPort implements ListenPort {
   era: Era | undefined = 'modern';
   serverCapabilities: JsonObject | undefined = {};
+  relisten: RelistenPolicy | false = false;
   readonly streams: WireStream[] = [];
   readonly requests: PendingRequest[] = [];
   #nextId = 40;

@@ -11,6 +11,7 @@ import {
   subscriptionMachine,
   type ListenCommand,
   type ListenInput,
+  type RelistenPolicy,
   type SubscriptionEvent,
 } from '../../machines/subscription.machine.ts';
 import { HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from '../../machines/subscription-errors.ts';
@@ -20,7 +21,7 @@ const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a',
 type Runtime = 'xstate actor' | 'lean actor';
 
 /** Records what the machine emits for its I/O; the test plays the wire and the resync fetch. */
-function harness(runtime: Runtime, ackTimeoutMs = 1_000) {
+function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolicy | false = false) {
   const log: string[] = [];
   const listens: ListenInput[] = [];
   const deliveries: Omit<Extract<ListenCommand, { type: 'route.deliver' }>, 'type'>[] = [];
@@ -53,7 +54,7 @@ function harness(runtime: Runtime, ackTimeoutMs = 1_000) {
     }
   };
   const clock = new SimulatedClock();
-  const input = { subscriptionId: 7, requested, ackTimeoutMs };
+  const input = { subscriptionId: 7, requested, ackTimeoutMs, relisten };
   const actor: { send(event: SubscriptionEvent): void; getSnapshot(): SnapshotFrom<typeof subscriptionMachine> } =
     runtime === 'lean actor' ? new LeanActor(subscriptionMachine, input, { clock, onEmit: perform, onSnapshot: () => undefined }).start() : xstateActor();
   function xstateActor() {
@@ -338,6 +339,81 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       const h = harness(runtime);
       h.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
       expect(h.output()).toEqual({ type: 'disconnected' });
+    });
+  });
+
+  describe('subscription machine: a stream the server ends unanswered', () => {
+    // No jitter (random 1): the delays are 100 ms, then 200 ms.
+    const relisten = { backoff: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 1_000 }, random: () => 1 };
+    const ended = (acknowledgedForMs = 0) => ({ type: 'listen.ended', cause: 'eof', acknowledgedForMs }) as const;
+
+    it('ends as remote while reconnection is off', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send(ended());
+      expect(h.output()).toEqual({ type: 'remote', cause: 'eof' });
+    });
+
+    it('listens again under the same id after the backoff, and resyncs once acknowledged', () => {
+      const h = harness(runtime, 1_000, relisten);
+      h.open();
+      h.log.length = 0;
+      h.actor.send(ended());
+      expect(h.state()).toBe('relistening');
+      expect(h.log).toEqual(['delivery.stop', 'listen.release']);
+      h.clock.increment(99);
+      expect(h.state()).toBe('relistening');
+      h.clock.increment(1);
+      expect(h.state()).toEqual({ listening: 'reopening' });
+      expect(h.listens.map((listen) => listen.subscriptionId)).toEqual([7, 7]);
+      h.open();
+      expect(h.state()).toEqual({ listening: 'resyncing' });
+      expect(h.resyncs).toHaveLength(1);
+    });
+
+    it('a stream never acknowledged listens again as opening', () => {
+      const h = harness(runtime, 1_000, relisten);
+      h.actor.send(ended());
+      h.clock.increment(100);
+      expect(h.state()).toEqual({ listening: 'opening' });
+    });
+
+    it('gives up after its attempts as reconnect_exhausted; a run acknowledged longer than the longest delay starts the count again', () => {
+      const h = harness(runtime, 1_000, relisten);
+      h.open();
+      h.actor.send(ended());
+      h.clock.increment(100);
+      h.open();
+      h.actor.send(ended());
+      h.clock.increment(200);
+      h.open();
+      // This run lasted past maxDelayMs: recovered, so this is attempt 1 again, not 3.
+      h.actor.send(ended(5_000));
+      expect(h.state()).toBe('relistening');
+      h.clock.increment(100);
+      h.open();
+      h.actor.send(ended());
+      h.clock.increment(200);
+      h.open();
+      h.actor.send(ended());
+      expect(h.output()).toEqual({ type: 'reconnect_exhausted', cause: 'eof', attempts: 2 });
+    });
+
+    it('closing or losing the connection while it waits', () => {
+      const closed = harness(runtime, 1_000, relisten);
+      closed.open();
+      closed.actor.send(ended());
+      closed.actor.send({ type: 'close' });
+      expect(closed.output()).toEqual({ type: 'local' });
+      expect(closed.log).not.toContain('listen.cancel');
+
+      const lost = harness(runtime, 1_000, relisten);
+      lost.open();
+      lost.actor.send(ended());
+      lost.actor.send({ type: 'connection.lost', cause: 'eof' });
+      expect(lost.state()).toBe('paused');
+      lost.clock.increment(1_000);
+      expect(lost.state()).toBe('paused');
     });
   });
 });
