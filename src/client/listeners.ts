@@ -178,11 +178,15 @@ export class NotificationListeners {
     return released;
   }
 
-  /** Called by the client for every legacy change notification. */
+  /** Called by the client for every legacy change notification; each listener it selects gets its own copy of the params. */
   dispatch(method: string, params: JsonObject | undefined): void {
     const payload = params ?? {};
+    let shared = false;
     for (const entry of this.#entries.values()) {
-      if (filterAllows(entry.ref.filter, method, payload)) entry.actor.send({ type: 'notification', method, params: payload });
+      if (!filterAllows(entry.ref.filter, method, payload)) continue;
+      // The first listener gets the params as parsed; the others a copy, so no subscriber sees another's changes.
+      entry.actor.send({ type: 'notification', method, params: shared ? structuredClone(payload) : payload });
+      shared = true;
     }
   }
 

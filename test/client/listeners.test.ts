@@ -45,6 +45,18 @@ describe('notification listeners: filtering and registration', () => {
     expect(a.messages[0]).toMatchObject({ type: 'notification', ref: { kind: 'listener' } });
   });
 
+  it('gives each matching listener its own copy: one subscriber changing its params changes nothing for another', async () => {
+    const { registry } = setupRegistry();
+    const a = inbox();
+    const b = inbox();
+    await registry.subscribeNotifications({ toolsListChanged: true }, a.subscriber);
+    await registry.subscribeNotifications({ toolsListChanged: true }, b.subscriber);
+    registry.dispatch(TOOLS, { detail: { n: 1 } });
+    const params = (message: SubscriberMessage | undefined) => (message as { params: { detail: { n: number } } }).params;
+    params(a.messages[0]).detail.n = 2;
+    expect(params(b.messages[0])).toEqual({ detail: { n: 1 } });
+  });
+
   it.each([
     [{ taskIds: ['t1'] }, 'task_ids_unsupported'],
     [{ toolsListChanged: true, bogus: 1 }, 'unknown_key'],
