@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, createMachine } from 'xstate';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
+import type { SubscriberMessage } from '../../src/client/messages.ts';
 import { ListenerNotFoundError, SubscribeFailedError } from '../../src/client/listeners.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
 import { WrongEraError } from '../../src/protocol/errors.ts';
@@ -131,6 +132,52 @@ describe('legacy listeners against the official server over stdio', () => {
     expect(box.notifications()).toEqual(['notifications/resources/updated test://resource/1']);
   });
 
+  it('pauses while the restarted server re-subscribes: what it sends meanwhile never precedes reconnected', async () => {
+    // The restarted server sends an update for the URI and a tools list change before answering each resources/subscribe.
+    const { peer, client } = await legacyClient([], { restartArgs: ['--modern-off', '--notify-on-subscribe'] });
+    // One timeline: connection lifecycle, what reached the client on the wire, and what reached the subscriber.
+    const timeline: string[] = [];
+    const label = (method: string, params: Record<string, unknown>) => `${method} ${String(params.uri ?? '')}`.trim();
+    const box = inbox();
+    const subscriber = (message: SubscriberMessage) => {
+      timeline.push(message.type === 'notification' ? `subscriber ${label(message.method, message.params)}` : `subscriber ${message.type}`);
+      box.subscriber(message);
+    };
+    await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1', 'test://resource/2'] }, subscriber);
+    client.on((event) => {
+      if (event.type === 'connection.lost' || event.type === 'connection.ready') timeline.push(event.type);
+    });
+    for (const method of ['notifications/resources/updated', 'notifications/tools/list_changed']) {
+      client.onNotification(method, (params) => timeline.push(`wire ${label(method, params)}`));
+    }
+
+    const reconnected = box.next('reconnected');
+    peer.kill();
+    expect(await reconnected).toMatchObject({
+      type: 'reconnected',
+      report: { resubscribed: ['test://resource/1', 'test://resource/2'], failed: [] },
+    });
+    expect(await serverSubscriptions(client)).toEqual(['test://resource/1', 'test://resource/2']);
+    const update = box.next('notification');
+    await emit(client, 'updated', 'test://resource/2');
+    await update;
+
+    // Everything the server sent while the worker re-subscribed arrived after the connection was
+    // ready and before reconnected, and none of it reached the subscriber: reconnected tells it to
+    // treat every list and URI as changed, which covers them (machines/listener.machine.ts).
+    expect(timeline).toEqual([
+      'connection.lost',
+      'connection.ready',
+      'wire notifications/resources/updated test://resource/1',
+      'wire notifications/tools/list_changed',
+      'wire notifications/resources/updated test://resource/2',
+      'wire notifications/tools/list_changed',
+      'subscriber reconnected',
+      'wire notifications/resources/updated test://resource/2',
+      'subscriber notifications/resources/updated test://resource/2',
+    ]);
+  });
+
   it.each([
     ['reconnect_exhausted', { failAfter: 1 }, fastReconnect],
     ['transport_closed', {}, false],
@@ -167,13 +214,19 @@ describe('legacy listeners against the official server over stdio', () => {
   });
 
   it('refuses on a modern connection with a typed error and sends nothing', async () => {
-    const client = createClient({ transport: officialStdio().factory });
+    const client = createClient({ transport: officialStdio(['--record-received']).factory });
     clients.push(client);
     await client.connect();
     expect(client.era).toBe('modern');
+    // The server's own record of every method it has received, this `received` call included.
+    const received = async () => JSON.parse(((await client.callTool('received')).content as { text: string }[])[0]!.text) as string[];
+    const before = await received();
+    expect(before.at(-1)).toBe('tools/call');
     const failure = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, () => {}).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WrongEraError);
     expect(failure).toMatchObject({ code: 'use_listen' });
+    // Only the next `received` call itself reached the server.
+    expect(await received()).toEqual([...before, 'tools/call']);
   });
 });
 

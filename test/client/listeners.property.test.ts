@@ -10,6 +10,7 @@
  * flight) the server's subscriptions equal the URIs of live listeners minus
  * the lost ones, and the registry's own bookkeeping says the same. At every
  * `resources/unsubscribe` the peer receives, no live listener names that URI,
+ * the URI worker holds it for no listener (pending registrations included),
  * and no request is sent while another is still in flight (the URI worker
  * serializes them, so request completions can only interleave with the
  * registry's own operations, which is what the steps randomize).
@@ -67,6 +68,11 @@ async function run(steps: Step[]): Promise<void> {
     if (peer.pendingCount > 0) violations.push(`${request.method} ${request.uri} sent while another request was in flight`);
     if (request.method === 'resources/unsubscribe' && liveUris().has(request.uri)) {
       violations.push(`unsubscribe ${request.uri} while a live listener names it`);
+    }
+    // The worker's own holders include listeners whose registration is still pending.
+    const holders = registry.uriState().holders[request.uri];
+    if (request.method === 'resources/unsubscribe' && holders !== undefined) {
+      violations.push(`unsubscribe ${request.uri} while the worker still has it held by ${holders.join(', ')}`);
     }
   };
   const onMessage = (message: SubscriberMessage) => {
