@@ -1,7 +1,9 @@
 /**
  * Modern listen streams against the official @modelcontextprotocol/server
  * 2.x over stdio (serveStdio) and loopback HTTP (createMcpHandler), in real
- * child processes.
+ * child processes. What the client puts on the wire (listen requests,
+ * cancellations, aborted response streams) is recorded beside the transport
+ * (recording-transport.ts) and asserted where the issue names it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
@@ -13,6 +15,7 @@ import { httpTransport } from '../../src/transport/http.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
+import { recordingFetch, WireRecord, type RecordingFetch, type SentCall } from './recording-transport.ts';
 
 const clients: McpClient[] = [];
 const fixtures: HttpFixture[] = [];
@@ -22,10 +25,22 @@ afterEach(async () => {
 });
 
 const fastReconnect = { maxAttempts: 40, baseDelayMs: 10, maxDelayMs: 200 };
+/**
+ * A stdio server started under tsx on two busy cores can take longer than the
+ * default 2 s probe to answer server/discover, and the client would then settle
+ * on the legacy era; these tests are about listen, not about probe timing.
+ */
+const patientProbeMs = 15_000;
 
-/** One server per test, reachable over the named transport, with a way to kill, restart and stop it. */
+/**
+ * One server per test, reachable over the named transport, with a way to
+ * kill, restart and stop it. `wire` records what the client sends it; over
+ * HTTP `posts` records each POST with the abort signal of its response.
+ */
 interface Server {
   factory: TransportFactory;
+  wire: WireRecord;
+  posts: RecordingFetch | undefined;
   kill(): Promise<void>;
   restart(): Promise<void>;
   terminate(): Promise<void>;
@@ -34,8 +49,11 @@ interface Server {
 async function serve(transport: 'stdio' | 'http', args: string[] = []): Promise<Server> {
   if (transport === 'stdio') {
     const peer = officialStdio(args);
+    const wire = new WireRecord(peer.factory);
     return {
-      factory: peer.factory,
+      factory: wire.factory,
+      wire,
+      posts: undefined,
       kill: async () => peer.kill(),
       // The client respawns a stdio server itself when it reconnects.
       restart: async () => {},
@@ -44,8 +62,12 @@ async function serve(transport: 'stdio' | 'http', args: string[] = []): Promise<
   }
   const fixture = await startHttpFixture('official', { args });
   fixtures.push(fixture);
+  const posts = recordingFetch();
+  const wire = new WireRecord(httpTransport({ url: fixture.url, fetch: posts.fetch }));
   return {
-    factory: httpTransport({ url: fixture.url }),
+    factory: wire.factory,
+    wire,
+    posts,
     kill: () => fixture.kill(),
     restart: () => fixture.restart(),
     terminate: () => fixture.kill('SIGTERM'),
@@ -53,7 +75,7 @@ async function serve(transport: 'stdio' | 'http', args: string[] = []): Promise<
 }
 
 async function connect(server: Server, options: { reconnect?: typeof fastReconnect | false } = {}): Promise<McpClient> {
-  const client = createClient({ transport: server.factory, reconnect: options.reconnect ?? fastReconnect });
+  const client = createClient({ transport: server.factory, reconnect: options.reconnect ?? fastReconnect, probeTimeoutMs: patientProbeMs });
   clients.push(client);
   await client.connect();
   expect(client.era).toBe('modern');
@@ -118,15 +140,25 @@ for (const transport of ['stdio', 'http'] as const) {
       const server = await serve(transport);
       const client = await connect(server);
       const box = inbox();
-      const stream = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, box.subscriber);
-      const states: string[] = [];
-      stream.actor.subscribe((snapshot) => states.push(JSON.stringify(snapshot.value)));
+      const filter = { toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] };
+      const stream = await client.listen(filter, box.subscriber);
+      // How much the client had sent when the stream paused: the re-listen must come after.
+      let sentWhenPaused: number | undefined;
+      stream.actor.subscribe((snapshot) => {
+        if (sentWhenPaused === undefined && snapshot.value === 'paused') sentWhenPaused = server.wire.sent.length;
+      });
       const reconnected = box.next('reconnected');
       await server.kill();
       await server.restart();
       const message = await reconnected;
-      expect(states.some((state) => state.includes('paused'))).toBe(true);
-      expect(stream.id).toBe(box.messages[0]!.ref.id);
+      expect(sentWhenPaused).toBeDefined();
+      const listens = server.wire.calls('subscriptions/listen');
+      expect(listens.map((listen) => listen.id)).toEqual([stream.id, stream.id]);
+      const [first, again] = listens as [SentCall, SentCall];
+      expect(first.attempt).toBe(0);
+      expect(again.attempt).toBeGreaterThan(0);
+      expect(again.index).toBeGreaterThanOrEqual(sentWhenPaused!);
+      expect(again.params.notifications).toEqual(filter);
       expect(message).toMatchObject({ type: 'reconnected', ref: { kind: 'stream', id: stream.id } });
       const snapshot = (message as Extract<SubscriberMessage, { snapshot: unknown }>).snapshot;
       expect(snapshot.tools?.map((tool) => tool.name)).toContain('echo');
@@ -134,6 +166,7 @@ for (const transport of ['stdio', 'http'] as const) {
       const live = box.next('notification');
       await emit(client, 'updated', 'test://resource/1');
       expect(await live).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'test://resource/1' } });
+      expect(box.messages.map((delivered) => delivered.type)).toEqual(['reconnected', 'notification']);
     });
 
     it('ends as remote when the stream is lost with reconnection off', async () => {
@@ -159,6 +192,52 @@ for (const transport of ['stdio', 'http'] as const) {
     });
   });
 }
+
+describe('close() cancels the listen on the wire as the transport allows', () => {
+  it('over stdio it sends notifications/cancelled for the listen request id, and the server stops sending for it', async () => {
+    const server = await serve('stdio');
+    const client = await connect(server);
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    expect(server.wire.calls('subscriptions/listen').map((listen) => listen.id)).toEqual([stream.id]);
+    // Once the route is gone, anything the server still tags with this id falls through to here.
+    const strays: unknown[] = [];
+    client.onNotification('*', (params) => strays.push(params));
+    stream.close();
+    stream.close();
+    expect(await stream.closed).toEqual({ type: 'local' });
+    await emit(client, 'tools');
+    await client.callTool('echo', { text: 'barrier' });
+    const cancels = server.wire.calls('notifications/cancelled');
+    expect(cancels.map((cancel) => cancel.params.requestId)).toEqual([stream.id]);
+    expect(cancels[0]!.attempt).toBe(0);
+    expect(server.wire.aborted).toEqual([{ attempt: 0, id: stream.id, hadStream: false }]);
+    expect(strays).toEqual([]);
+  });
+
+  it('over HTTP it aborts that listen’s response stream and sends no cancel', async () => {
+    const server = await serve('http');
+    const client = await connect(server);
+    const otherBox = inbox();
+    const other = await client.listen({ promptsListChanged: true }, otherBox.subscriber);
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    const post = server.posts!.request('subscriptions/listen', stream.id);
+    const otherPost = server.posts!.request('subscriptions/listen', other.id);
+    expect(post?.signal?.aborted).toBe(false);
+    stream.close();
+    stream.close();
+    expect(await stream.closed).toEqual({ type: 'local' });
+    expect(post!.signal!.aborted).toBe(true);
+    await client.callTool('echo', { text: 'barrier' });
+    expect(server.wire.aborted).toEqual([{ attempt: 0, id: stream.id, hadStream: true }]);
+    expect(server.wire.calls('notifications/cancelled')).toEqual([]);
+    expect(server.posts!.posts.filter(({ message }) => 'method' in message && message.method === 'notifications/cancelled')).toEqual([]);
+    // Only that stream: the other listen's response stream is still open and delivering.
+    expect(otherPost?.signal?.aborted).toBe(false);
+    const delivered = otherBox.next('notification');
+    await emit(client, 'prompts');
+    expect(await delivered).toMatchObject({ method: 'notifications/prompts/list_changed' });
+  });
+});
 
 describe('how a restart can end a stream', () => {
   it('a reconnect that lands on a legacy server ends it as era_changed', async () => {
@@ -191,13 +270,28 @@ describe('how a restart can end a stream', () => {
 });
 
 describe('listen on a legacy connection', () => {
-  it('rejects with the typed error and sends nothing', async () => {
-    const client = createClient({ transport: officialStdio(['--modern-off']).factory });
+  const legacyServers = {
+    stdio: async () => new WireRecord(officialStdio(['--modern-off']).factory),
+    http: async () => {
+      const fixture = await startHttpFixture('legacy');
+      fixtures.push(fixture);
+      return new WireRecord(httpTransport({ url: fixture.url }));
+    },
+  };
+
+  it.each(['stdio', 'http'] as const)('over %s rejects with the typed error and sends nothing', async (transport) => {
+    const wire = await legacyServers[transport]();
+    const client = createClient({ transport: wire.factory });
     clients.push(client);
     await client.connect();
     expect(client.era).toBe('legacy');
+    const before = wire.sent.length;
     const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WrongEraError);
     expect(failure).toMatchObject({ code: 'use_subscribe_notifications' });
+    // A request after it: whatever listen might have sent would be on the wire before this.
+    await client.callTool('echo', { text: 'barrier' });
+    expect(wire.sent.slice(before).map(({ message }) => ('method' in message ? message.method : 'response'))).toEqual(['tools/call']);
+    expect(wire.calls('subscriptions/listen')).toEqual([]);
   });
 });

@@ -1,13 +1,16 @@
 /**
  * What a real server will not do, from the scripted stdio peer: a broader
- * acknowledgment, a result or a cancel before the ack, an ack that never
- * comes, events for types and ids nobody asked for.
+ * acknowledgment, a result or a cancel before the ack (also one tagged with
+ * the stream's subscription id), a server cancel of an open stream, an ack
+ * that never comes, events for types and ids nobody asked for. The peer
+ * records what it received, so "nothing sent" is checked where it lands.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import { HonoredFilterTooBroadError, ListenAckTimeoutError, ListenNotAcknowledgedError } from '../../src/client/subscription.ts';
-import { RpcError } from '../../src/protocol/errors.ts';
+import { RpcError, WrongEraError } from '../../src/protocol/errors.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
 import { scriptedStdio } from '../fixtures/stdio-peers.ts';
 
@@ -16,8 +19,9 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.disconnect()));
 });
 
-async function scripted(listen: string): Promise<McpClient> {
-  const client = createClient({ transport: scriptedStdio(['--era', 'modern', '--listen', listen]).factory });
+async function scripted(listen: string, era: 'modern' | 'legacy' = 'modern'): Promise<McpClient> {
+  // A patient probe: a peer started under tsx on two busy cores may answer server/discover late.
+  const client = createClient({ transport: scriptedStdio(['--era', era, '--listen', listen]).factory, probeTimeoutMs: 15_000 });
   clients.push(client);
   await client.connect();
   return client;
@@ -25,6 +29,29 @@ async function scripted(listen: string): Promise<McpClient> {
 
 const received = async (client: McpClient) =>
   (await client.request('script/received')).messages as { method: string; params: Record<string, unknown> }[];
+
+/** Every request the peer received, script/* control requests left out. */
+const requestsReceived = async (client: McpClient) =>
+  ((await client.request('script/requests')).requests as { id: unknown; method: string }[]).filter(
+    (request) => !request.method.startsWith('script/'),
+  );
+
+/**
+ * What a promise settled to once the peer answered two requests sent after
+ * it: the peer writes in order, so all it sent before is handled by the
+ * first answer, and the second round trip leaves no reaction pending.
+ * `pending` if it has not settled by then.
+ */
+async function outcomeAfterRoundTrips<T>(client: McpClient, promise: Promise<T>): Promise<{ value: T } | { error: unknown } | 'pending'> {
+  let outcome: { value: T } | { error: unknown } | 'pending' = 'pending';
+  promise.then(
+    (value) => (outcome = { value }),
+    (error: unknown) => (outcome = { error }),
+  );
+  await client.request('tools/list');
+  await client.request('tools/list');
+  return outcome;
+}
 
 const tagged = (id: unknown, method: string, params: Record<string, unknown> = {}) =>
   JSON.stringify({ jsonrpc: '2.0', method, params: { ...params, _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
@@ -67,6 +94,29 @@ describe('listen against a scripted peer', () => {
     const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ListenNotAcknowledgedError);
     expect((failure as ListenNotAcknowledgedError).reason.type).toBe(reason);
+  });
+
+  it('a cancel tagged with the stream’s subscription id before the ack rejects at once, without waiting for the ack timeout', async () => {
+    const client = await scripted('cancel-tagged');
+    // The ack timeout runs on a clock nobody advances: only the cancel can end the opening.
+    const opening = client.listen({ toolsListChanged: true }, () => {}, { clock: new SimulatedClock() });
+    const outcome = await outcomeAfterRoundTrips(client, opening);
+    expect(outcome).toMatchObject({ error: expect.any(ListenNotAcknowledgedError) });
+    const failure = (outcome as { error: ListenNotAcknowledgedError }).error;
+    expect(failure.reason.type).toBe('remote');
+  });
+
+  it.each([
+    ['tagged with its subscription id', true],
+    ['untagged', false],
+  ])('a server cancel of an open stream, %s, closes it as remote at once', async (_how, tag) => {
+    const client = await scripted('honor');
+    const messages: SubscriberMessage[] = [];
+    const stream = await client.listen({ toolsListChanged: true }, (message) => void messages.push(message));
+    const closed = stream.closed;
+    await client.request('script/cancel', { requestId: stream.id, tagged: tag });
+    expect(await outcomeAfterRoundTrips(client, closed)).toMatchObject({ value: { type: 'remote' } });
+    expect(messages).toMatchObject([{ type: 'closed', reason: { type: 'remote' } }]);
   });
 
   it('an ack that never comes times out the opening only', async () => {
@@ -124,5 +174,18 @@ describe('listen against a scripted peer', () => {
       await expect(client.listen(filter, () => {})).rejects.toBeInstanceOf(FilterError);
     }
     expect((await received(client)).filter((message) => message.method !== 'notifications/initialized')).toEqual([]);
+    expect((await requestsReceived(client)).map((request) => request.method)).toEqual(['server/discover']);
+  });
+
+  it('on a legacy connection listen rejects with the typed error and sends nothing', async () => {
+    const client = await scripted('honor', 'legacy');
+    expect(client.era).toBe('legacy');
+    const before = await requestsReceived(client);
+    const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(WrongEraError);
+    expect(failure).toMatchObject({ code: 'use_subscribe_notifications' });
+    expect(await requestsReceived(client)).toEqual(before);
+    expect(before.map((request) => request.method)).not.toContain('subscriptions/listen');
+    expect((await received(client)).map((message) => message.method)).toEqual(['notifications/initialized']);
   });
 });
