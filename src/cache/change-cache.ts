@@ -77,6 +77,8 @@ function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
 
 export interface ChangeCacheHandle extends ChangeCache {
   readonly interest: Interest;
+  /** The filter this cache would open on a server advertising `capabilities` (null: nothing), computed without opening anything. */
+  filterFor(capabilities: ServerCapabilities): NotificationFilter | null;
   /** Why the cache is degraded; undefined otherwise. */
   readonly degradedBy: CacheDegradedReason | undefined;
   /** The cache actor (machines/cache.machine.ts), for inspection. */
@@ -161,6 +163,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     get filter(): NotificationFilter | null {
       return actor.getSnapshot().context.filter;
     },
+    filterFor: (capabilities) => computeFilter(interest, capabilities),
     get degradedBy() {
       return actor.getSnapshot().context.degradedBy;
     },

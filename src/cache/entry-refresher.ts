@@ -8,7 +8,7 @@
  */
 import type { CacheEvent, CacheRead, ReadMode } from './types.ts';
 import type { EntryKey } from './entries.ts';
-import { isCurrent, isExpired, type Entry, type EntryStore } from './entry-store.ts';
+import { backingOf, isExpired, type Entry, type EntryStore } from './entry-store.ts';
 import type { Fetched } from './cache-io.ts';
 import { CacheClosedError, CacheFetchFailedError, CacheReadTimeoutError } from './errors.ts';
 
@@ -83,11 +83,10 @@ export class EntryRefresher {
   async read<T>(key: EntryKey, mode: ReadMode, timeoutMs: number): Promise<CacheRead<T>> {
     if (this.#closed) throw new CacheClosedError(key);
     const entry = this.entry(key)!;
-    const answer = (from: Entry): CacheRead<T> => ({
-      value: from.value as T,
-      freshness: isCurrent(from, this.deps.now()) ? 'current' : 'stale',
-      fetchedAt: from.fetchedAt!,
-    });
+    const answer = (from: Entry): CacheRead<T> => {
+      const backedBy = backingOf(from, this.deps.now());
+      return { value: from.value as T, freshness: backedBy === 'none' ? 'stale' : 'current', backedBy, fetchedAt: from.fetchedAt! };
+    };
     const needsFetch = entry.status === 'empty' || entry.status === 'invalid' || isExpired(entry, this.deps.now());
     if (!needsFetch && entry.status === 'valid') return answer(entry);
     if (needsFetch) this.refetch(key);

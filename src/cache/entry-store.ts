@@ -9,6 +9,7 @@
  */
 import { createStore } from '@xstate/store';
 import type { EntryKey } from './entries.ts';
+import type { CacheRead } from './types.ts';
 
 export type EntryStatus = 'empty' | 'valid' | 'invalid' | 'refetching';
 
@@ -100,14 +101,14 @@ export function createEntryStore(keys: readonly EntryKey[]) {
 export type EntryStore = ReturnType<typeof createEntryStore>;
 
 /**
- * Whether a reader may take `entry` as current at `now`: it must be valid and
- * either backed by a live stream or, uncovered, still within its `ttlMs`.
- * Without a stream and without a hint nothing says it is fresh.
+ * What lets a reader take `entry` as current at `now`: a live stream that
+ * covers it, or, uncovered, the server's `ttlMs` hint not yet run out; `none`
+ * when it is invalid or nothing says it is fresh.
  */
-export function isCurrent(entry: Entry, now: number): boolean {
-  if (entry.status !== 'valid') return false;
-  if (entry.coveredByStream) return true;
-  return entry.ttlMs !== undefined && entry.fetchedAt !== undefined && now < entry.fetchedAt + entry.ttlMs;
+export function backingOf(entry: Entry, now: number): CacheRead<unknown>['backedBy'] {
+  if (entry.status !== 'valid') return 'none';
+  if (entry.coveredByStream) return 'stream';
+  return entry.ttlMs !== undefined && entry.fetchedAt !== undefined && now < entry.fetchedAt + entry.ttlMs ? 'ttl' : 'none';
 }
 
 /** An uncovered entry whose ttl hint has run out: a waiting reader refetches it. */

@@ -21,8 +21,14 @@ export type ReadMode =
 
 export interface CacheRead<T> {
   value: T;
-  /** `current`: notification-backed and fresh; `stale`: invalid, refetching, past its ttl, or no live stream covers it. */
+  /** `current` when `backedBy` is `stream` or `ttl`; `stale`: invalid, refetching, or nothing says it is fresh. */
   freshness: 'current' | 'stale';
+  /**
+   * What makes it current: `stream`, a live stream (or listener) covers it, so a change would have
+   * invalidated it; `ttl`, no stream covers it but the server's `ttlMs` hint has not run out (after
+   * `degraded`, at most this); `none`, stale.
+   */
+  backedBy: 'stream' | 'ttl' | 'none';
   /** When the value was fetched (ms since epoch). */
   fetchedAt: number;
 }

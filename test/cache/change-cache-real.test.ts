@@ -135,7 +135,7 @@ for (const { era, flags } of ERAS) {
       // One attempt: its negotiation waits for the client's reconnect.
       expect(attempts).toEqual([{ attempt: 1, delayMs: 5, cause: expect.anything() }]);
       // Only what the new stream covers is notification-backed.
-      expect((await cache.tools()).freshness).toBe('current');
+      expect(await cache.tools()).toMatchObject({ freshness: 'current', backedBy: 'stream' });
       expect((await cache.prompts()).freshness).toBe('stale');
       expect((await cache.contents(R1)).freshness).toBe('stale');
     });
@@ -154,7 +154,7 @@ for (const { era, flags } of ERAS) {
       expect(cache.state).toBe('degraded');
       expect(cache.degradedBy).toMatchObject({ type: 'recovery_exhausted', attempts: 2 });
       const tools = await cache.tools({ mode: 'stale' });
-      expect(tools.freshness).toBe('stale');
+      expect(tools).toMatchObject({ freshness: 'stale', backedBy: 'none' });
       expect(tools.value.map((tool) => tool.name)).toContain('echo');
     });
   });

@@ -70,7 +70,7 @@ describe('entry refresher', () => {
       'refetching tools',
       'replaced tools',
     ]);
-    expect(await t.refresher.read('tools', 'wait', 1_000)).toEqual({ value: ['v3'], freshness: 'current', fetchedAt: 1_000 });
+    expect(await t.refresher.read('tools', 'wait', 1_000)).toEqual({ value: ['v3'], freshness: 'current', backedBy: 'stream', fetchedAt: 1_000 });
     expect(t.store.getSnapshot().context.entries.prompts.status).toBe('empty');
   });
 
@@ -113,12 +113,12 @@ describe('entry refresher', () => {
     const t = setup();
     const first = t.refresher.read('prompts', 'wait', 1_000);
     await t.answer(['p1'], 500);
-    expect(await first).toMatchObject({ value: ['p1'], freshness: 'current' });
+    expect(await first).toMatchObject({ value: ['p1'], freshness: 'current', backedBy: 'ttl' });
 
     t.advance(499);
-    expect(await t.refresher.read('prompts', 'stale', 1_000)).toMatchObject({ freshness: 'current' });
+    expect(await t.refresher.read('prompts', 'stale', 1_000)).toMatchObject({ freshness: 'current', backedBy: 'ttl' });
     t.advance(1);
-    expect(await t.refresher.read('prompts', 'stale', 1_000)).toMatchObject({ value: ['p1'], freshness: 'stale' });
+    expect(await t.refresher.read('prompts', 'stale', 1_000)).toMatchObject({ value: ['p1'], freshness: 'stale', backedBy: 'none' });
     expect(t.pending.map((fetch) => fetch.key)).toEqual(['prompts']);
     const waiting = t.refresher.read('prompts', 'wait', 1_000);
     await t.answer(['p2'], 500);
@@ -135,7 +135,7 @@ describe('entry refresher', () => {
     expect(t.events.slice(-2)).toEqual(['invalidated tools', 'refetching tools']);
     await t.answer(['t1'], 10);
     t.advance(60_000);
-    expect(await t.refresher.read('tools', 'stale', 1_000)).toMatchObject({ value: ['t1'], freshness: 'current' });
+    expect(await t.refresher.read('tools', 'stale', 1_000)).toMatchObject({ value: ['t1'], freshness: 'current', backedBy: 'stream' });
 
     // A gap right after opening does not refetch again what the new stream's refetch already covers.
     t.refresher.changed('tools');

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeFilter, interestKeys, type Interest } from '../../src/cache/interest.ts';
 import { validateFilter } from '../../src/protocol/filter.ts';
+import { computeFilter as publicComputeFilter, createChangeCache, createClient, stdioTransport } from '../../src/index.ts';
 import type { ServerCapabilities } from '../../src/protocol/versions.ts';
 
 const everything: ServerCapabilities = {
@@ -94,5 +95,20 @@ describe('interestKeys', () => {
   it('names each list the interest reads, then each URI once, in the order given', () => {
     expect(interestKeys({ tools: true, resources: true, uris: ['x://b', 'x://a', 'x://b'] })).toEqual(['tools', 'resources', 'resource:x://b', 'resource:x://a']);
     expect(interestKeys({ prompts: false })).toEqual([]);
+  });
+});
+
+describe('the public API computes the filter without opening anything', () => {
+  it('cache.filterFor and computeFilter answer for any capabilities, before any connection', async () => {
+    const client = createClient({ transport: stdioTransport({ command: process.execPath, args: ['-e', ''] }) });
+    const cache = createChangeCache(client, { interest: { tools: true, uris: ['file:///a'] } });
+    expect(cache.filterFor({ tools: { listChanged: true }, resources: { subscribe: true } })).toEqual({ toolsListChanged: true, resourceSubscriptions: ['file:///a'] });
+    expect(cache.filterFor({ prompts: { listChanged: true } })).toBeNull();
+    expect(publicComputeFilter({ tools: true }, { tools: { listChanged: true } })).toEqual({ toolsListChanged: true });
+    // Nothing was connected or opened to answer.
+    expect(client.state).toBe('idle');
+    expect(cache.filter).toBeNull();
+    await cache.close();
+    await client.shutdown('test over');
   });
 });

@@ -11,7 +11,7 @@ import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 /** Lets every settled promise's continuation run. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const read = <T>(value: T): CacheRead<T> => ({ value, freshness: 'current', fetchedAt: 0 });
+const read = <T>(value: T): CacheRead<T> => ({ value, freshness: 'current', backedBy: 'stream', fetchedAt: 0 });
 
 /** Reads answer from `tools` / `contents`, or wait on `gate` when one is set. */
 class FakeCache implements ChangeCache {

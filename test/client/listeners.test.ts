@@ -52,7 +52,7 @@ describe('notification listeners: filtering and registration', () => {
     await registry.subscribeNotifications({ toolsListChanged: true }, a.subscriber);
     await registry.subscribeNotifications({ toolsListChanged: true }, b.subscriber);
     registry.dispatch(TOOLS, { detail: { n: 1 } });
-    const params = (message: SubscriberMessage | undefined) => (message as { params: { detail: { n: number } } }).params;
+    const params = (message: SubscriberMessage | undefined) => (message as unknown as { params: { detail: { n: number } } }).params;
     params(a.messages[0]).detail.n = 2;
     expect(params(b.messages[0])).toEqual({ detail: { n: 1 } });
   });
