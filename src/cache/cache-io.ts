@@ -47,36 +47,44 @@ const currentNegotiation = (client: McpClient): CacheNegotiation | undefined =>
     ? { era: client.era, capabilities: client.serverCapabilities ?? {} }
     : undefined;
 
+async function rediscover(client: McpClient, timeoutMs: number, signal: AbortSignal): Promise<CacheNegotiation> {
+  const result = await client.request('server/discover', {}, { timeoutMs, signal });
+  return { era: 'modern', capabilities: (result.capabilities as JsonObject | undefined) ?? {} };
+}
+
 export function cacheActors(client: McpClient, options: CacheIoOptions) {
-  const negotiation = fromPromise<CacheNegotiation, NegotiationInput>(
-    ({ input, signal }) =>
-      new Promise<CacheNegotiation>((resolve, reject) => {
-        const now = currentNegotiation(client);
-        if (now) return resolve(now);
-        const done = () => {
-          stop();
-          if (timer !== undefined) clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-        };
-        const stop = client.on((event) => {
-          if (event.type === 'connection.ready') {
-            done();
-            resolve({ era: event.era, capabilities: event.negotiated.capabilities });
-          } else if (event.type === 'connection.closed') {
-            done();
-            reject(new CacheConnectionClosedError(event.reason));
-          }
-        });
-        const timer =
-          input.attempt > 0
-            ? setTimeout(() => {
-                done();
-                reject(new CacheNegotiationTimeoutError(input.attempt, options.negotiationTimeoutMs));
-              }, options.negotiationTimeoutMs)
-            : undefined;
-        signal.addEventListener('abort', done, { once: true });
-      }),
-  );
+  const negotiation = fromPromise<CacheNegotiation, NegotiationInput>(({ input, signal }) => {
+    const now = currentNegotiation(client);
+    // Recovering on a modern connection that is still up: the era is stateless, so asking server/discover
+    // again is the fresh negotiation (a legacy session's capabilities are fixed by its initialize, and a
+    // lost legacy connection negotiates anew when the client reconnects).
+    if (now?.era === 'modern' && input.attempt > 0) return rediscover(client, options.negotiationTimeoutMs, signal);
+    return new Promise<CacheNegotiation>((resolve, reject) => {
+      if (now) return resolve(now);
+      const done = () => {
+        stop();
+        if (timer !== undefined) clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+      };
+      const stop = client.on((event) => {
+        if (event.type === 'connection.ready') {
+          done();
+          resolve({ era: event.era, capabilities: event.negotiated.capabilities });
+        } else if (event.type === 'connection.closed') {
+          done();
+          reject(new CacheConnectionClosedError(event.reason));
+        }
+      });
+      const timer =
+        input.attempt > 0
+          ? setTimeout(() => {
+              done();
+              reject(new CacheNegotiationTimeoutError(input.attempt, options.negotiationTimeoutMs));
+            }, options.negotiationTimeoutMs)
+          : undefined;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  });
 
   const listen = fromCallback<EventObject, ListenInput>(({ input, sendBack }) => {
     let stopped = false;
