@@ -69,10 +69,14 @@ export class FrameError extends Error {
     readonly problem: FrameProblem,
     message: string,
     readonly frame?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; requestId?: RequestId },
   ) {
     super(message, options);
+    if (options?.requestId !== undefined) this.requestId = options.requestId;
   }
+
+  /** The id of a request refused for its shape, when it could be read: its error response names it. */
+  readonly requestId?: RequestId;
 }
 
 export type ClassifiedFrame =
@@ -87,9 +91,9 @@ const isObject = (value: unknown): value is JsonObject =>
 const isId = (value: unknown): value is RequestId =>
   typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
-const invalid = (problem: FrameProblem, message: string, value: unknown): ClassifiedFrame => ({
+const invalid = (problem: FrameProblem, message: string, value: unknown, requestId?: RequestId): ClassifiedFrame => ({
   kind: 'invalid',
-  error: new FrameError(problem, message, preview(value)),
+  error: new FrameError(problem, message, preview(value), requestId === undefined ? undefined : { requestId }),
 });
 
 /** A short, printable excerpt of a refused frame for error reports. */
@@ -109,7 +113,7 @@ export function classifyFrame(value: unknown): ClassifiedFrame {
   if (value.jsonrpc !== '2.0') return invalid('wrong_version', 'frame is not JSON-RPC 2.0', value);
   const { method, id, params } = value;
   if (params !== undefined && !isObject(params)) {
-    return invalid('wrong_shape', 'params must be an object', value);
+    return invalid('wrong_shape', 'params must be an object', value, typeof method === 'string' && isId(id) ? id : undefined);
   }
   if (typeof method === 'string') {
     if (id === undefined) return { kind: 'notification', message: value as unknown as JsonRpcNotification };

@@ -108,7 +108,7 @@ async function handle(
     return sendJson(res, 400, errorFrame(null, new ParseFailure('Parse error: the body is not valid JSON')));
   }
   const frame = classifyFrame(value);
-  if (frame.kind === 'invalid') return sendJson(res, 400, errorFrame(null, new InvalidRequestError(`Invalid request: ${frame.error.message}`)));
+  if (frame.kind === 'invalid') return sendJson(res, 400, errorFrame(frame.error.requestId ?? null, new InvalidRequestError(`Invalid request: ${frame.error.message}`)));
   if (frame.kind === 'response') return sendJson(res, 400, errorFrame(null, new InvalidRequestError('Invalid request: clients do not send responses here')));
   const message = frame.message;
 

@@ -100,7 +100,7 @@ export class StdioConnection implements StdioConnectionHandle {
         const error = frame.error.problem === 'unparseable'
           ? new ParseFailure(`Parse error: ${frame.error.message}`)
           : new InvalidRequestError(`Invalid request: ${frame.error.message}`);
-        this.outbox.push(errorFrame(null, error));
+        this.outbox.push(errorFrame(frame.error.requestId ?? null, error));
         return;
       }
       case 'notification':

@@ -24,6 +24,14 @@ describe('bad input over stdio', () => {
     expect((await p.response(3)).result?.tools).toBeInstanceOf(Array);
   });
 
+  it('names the request in its error when the id could be read from a frame refused for its shape', async () => {
+    const p = start();
+    p.send({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: 'not an object' });
+    const refused = await p.response(7);
+    expect(refused.error?.code).toBe(ErrorCode.InvalidRequest);
+    expect(refused.error?.message).toMatch(/params must be an object/);
+  });
+
   it('answers a legacy ping sent before any era was chosen with an empty result', async () => {
     const p = start();
     p.send({ jsonrpc: '2.0', id: 'p', method: 'ping' });
