@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/jsonrpc.ts';
+import { DEFAULT_LIMITS } from '../../src/server/limits.ts';
 import { modernMeta, RawStdioPeer } from './raw-stdio-peer.ts';
 
 let peer: RawStdioPeer | undefined;
@@ -26,7 +27,7 @@ describe('bad input over stdio', () => {
 
   it('names the request in its error when the id could be read from a frame refused for its shape', async () => {
     const p = start();
-    p.send({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: 'not an object' });
+    p.send('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":"not an object"}');
     const refused = await p.response(7);
     expect(refused.error?.code).toBe(ErrorCode.InvalidRequest);
     expect(refused.error?.message).toMatch(/params must be an object/);
@@ -82,6 +83,18 @@ describe('bad input over stdio', () => {
     expect(ack.params?.notifications).toEqual({ toolsListChanged: true });
     p.request('E', 'subscriptions/listen', { notifications: { futureKey: true } });
     expect((await p.response('E')).error?.code).toBe(ErrorCode.InvalidParams);
+  });
+
+  it('refuses a listen filter naming more URIs than the documented limit, and takes one at the limit', async () => {
+    const p = start();
+    const uris = (n: number) => Array.from({ length: n }, (_, i) => `test://many/${i}`);
+    p.request('over', 'subscriptions/listen', { notifications: { resourceSubscriptions: uris(DEFAULT_LIMITS.maxUrisPerFilter + 1) } });
+    const refused = await p.response('over');
+    expect(refused.error?.code).toBe(ErrorCode.InvalidParams);
+    expect(refused.error?.message).toMatch(new RegExp(`${DEFAULT_LIMITS.maxUrisPerFilter + 1} URIs; the limit is ${DEFAULT_LIMITS.maxUrisPerFilter}`));
+    p.request('at', 'subscriptions/listen', { notifications: { resourceSubscriptions: uris(DEFAULT_LIMITS.maxUrisPerFilter) } });
+    const ack = await p.next((message) => message.method === 'notifications/subscriptions/acknowledged');
+    expect((ack.params?.notifications as { resourceSubscriptions: string[] }).resourceSubscriptions).toHaveLength(DEFAULT_LIMITS.maxUrisPerFilter);
   });
 
   it('refuses a flood of listen requests past the per-connection limit', async () => {
