@@ -43,5 +43,5 @@ export {
   type CacheRecovery,
 } from './cache/change-cache.ts';
 export type { ChangeCache, CacheEvent, CacheRead, CacheState, ReadMode, Interest, EntryKey } from './cache/types.ts';
-export { computeFilter } from './cache/interest.ts';
+export { computeFilter, validateInterest } from './cache/interest.ts';
 export * from './cache/errors.ts';

@@ -18,7 +18,7 @@ import { entriesChangedBy, entriesCoveredBy, resourceEntry, type EntryKey } from
 import { createEntryStore } from './entry-store.ts';
 import { EntryRefresher } from './entry-refresher.ts';
 import { NotInInterestError } from './errors.ts';
-import { computeFilter, interestKeys, type Interest } from './interest.ts';
+import { computeFilter, interestKeys, validateInterest, type Interest } from './interest.ts';
 import type { CacheEvent, CacheRead, CacheState, ChangeCache, ReadMode } from './types.ts';
 
 export { DEFAULT_CACHE_RECOVERY, type CacheDegradedReason, type CacheRecovery };
@@ -86,7 +86,8 @@ export interface ChangeCacheHandle extends ChangeCache {
 }
 
 export function createChangeCache(client: McpClient, options: ChangeCacheOptions): ChangeCacheHandle {
-  const interest: Interest = { ...options.interest, ...(options.interest.uris ? { uris: [...options.interest.uris] } : {}) };
+  // Interest may come from configuration: checked, and copied so later changes to it change nothing.
+  const interest: Interest = validateInterest(options.interest);
   const known = new Set(interestKeys(interest));
   const now = options.now ?? Date.now;
   const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;

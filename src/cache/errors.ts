@@ -37,3 +37,12 @@ export class CacheClosedError extends McpActorsError {
     super(`the cache closed before ${key} could be read`);
   }
 }
+
+/** An interest set (from code or configuration) that is not one: what is wrong, before anything is opened. */
+export class InvalidInterestError extends McpActorsError {
+  override readonly name = 'InvalidInterestError';
+  readonly code = 'invalid_interest';
+  constructor(readonly problem: 'not_an_object' | 'unknown_key' | 'wrong_type' | 'malformed_uri', message: string) {
+    super(`invalid interest: ${message}`);
+  }
+}

@@ -6,9 +6,10 @@
  * afresh for every negotiation, so a filter is never carried over from an
  * earlier server. Pure: the filter can be inspected without opening anything.
  */
-import type { NotificationFilter } from '../protocol/filter.ts';
+import { isResourceUri, type NotificationFilter } from '../protocol/filter.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
 import { resourceEntry, type EntryKey } from './entries.ts';
+import { InvalidInterestError } from './errors.ts';
 
 /** The data an application reads from one server; kept as is across negotiations. */
 export interface Interest {
@@ -20,6 +21,33 @@ export interface Interest {
   resources?: boolean;
   /** Resource contents read by URI (`notifications/resources/updated`). */
   uris?: string[];
+}
+
+const LIST_KEYS = ['tools', 'prompts', 'resources'] as const;
+
+/**
+ * Checks an interest set that may come from configuration (JSON, YAML, env):
+ * only the known keys, booleans for the lists, well-formed URIs. (An empty
+ * one is valid: it overlaps no server, and the cache says so.) Returns a
+ * copy; throws InvalidInterestError.
+ */
+export function validateInterest(raw: unknown): Interest {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidInterestError('not_an_object', 'expected an object');
+  const interest: Interest = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if ((LIST_KEYS as readonly string[]).includes(key)) {
+      if (typeof value !== 'boolean') throw new InvalidInterestError('wrong_type', `${key} must be a boolean`);
+      interest[key as (typeof LIST_KEYS)[number]] = value;
+    } else if (key === 'uris') {
+      if (!Array.isArray(value)) throw new InvalidInterestError('wrong_type', 'uris must be an array of resource URIs');
+      const bad = value.find((uri) => !isResourceUri(uri));
+      if (bad !== undefined) throw new InvalidInterestError('malformed_uri', `${JSON.stringify(bad)} is not a resource URI`);
+      interest.uris = [...(value as string[])];
+    } else {
+      throw new InvalidInterestError('unknown_key', `unknown key ${JSON.stringify(key)} (known: tools, prompts, resources, uris)`);
+    }
+  }
+  return interest;
 }
 
 /**

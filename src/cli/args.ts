@@ -6,6 +6,7 @@
  *   mcp-actors watch [options] -- COMMAND [ARGS...]
  */
 import { parseArgs } from 'node:util';
+import { isResourceUri } from '../protocol/filter.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { EraPreference } from '../protocol/versions.ts';
 import { DEFAULT_DEMO_INTERVAL_MS, DEFAULT_DEMO_RESTART_AFTER_MS } from '../demo/demo-defaults.ts';
@@ -110,6 +111,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   if (command !== 'watch') throw new UsageError(`unknown command "${command}" (try: mcp-actors watch)`);
 
   if (!ERAS.includes(values.era as EraPreference)) throw new UsageError(`--era must be auto, legacy or modern, not "${values.era}"`);
+  const badUri = values.uri.find((uri) => !isResourceUri(uri));
+  if (badUri !== undefined) throw new UsageError(`--uri needs a resource URI such as file:///notes.txt, not "${badUri}"`);
   const selection: InterestSelection = {
     everything: !values.tools && !values.prompts && !values.resources && values.uri.length === 0,
     tools: values.tools,

@@ -5,6 +5,7 @@
  * to show without asking for URIs).
  */
 import type { Interest } from '../cache/interest.ts';
+import { isResourceUri } from '../protocol/filter.ts';
 import type { McpClient } from '../client/client.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
@@ -25,7 +26,7 @@ export async function chooseInterest(selection: InterestSelection, client: McpCl
     const resources: JsonObject[] = await client.listResources().catch(() => []);
     interest.uris = resources
       .map((resource) => resource.uri)
-      .filter((uri): uri is string => typeof uri === 'string')
+      .filter(isResourceUri)
       .slice(0, DEFAULT_WATCHED_URIS);
   }
   return interest;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeFilter, interestKeys, type Interest } from '../../src/cache/interest.ts';
 import { validateFilter } from '../../src/protocol/filter.ts';
-import { computeFilter as publicComputeFilter, createChangeCache, createClient, stdioTransport } from '../../src/index.ts';
+import { computeFilter as publicComputeFilter, createChangeCache, createClient, InvalidInterestError, stdioTransport, validateInterest } from '../../src/index.ts';
 import type { ServerCapabilities } from '../../src/protocol/versions.ts';
 
 const everything: ServerCapabilities = {
@@ -110,5 +110,28 @@ describe('the public API computes the filter without opening anything', () => {
     expect(cache.filter).toBeNull();
     await cache.close();
     await client.shutdown('test over');
+  });
+});
+
+describe('validateInterest: an interest set from configuration', () => {
+  it('accepts the known keys and copies them; an empty one is valid (it overlaps no server)', () => {
+    const raw = JSON.parse('{"tools": true, "resources": false, "uris": ["file:///a.txt"]}') as unknown;
+    const interest = validateInterest(raw);
+    expect(interest).toEqual({ tools: true, resources: false, uris: ['file:///a.txt'] });
+    expect(validateInterest({})).toEqual({});
+  });
+
+  it.each([
+    ['not_an_object', ['tools']],
+    ['wrong_type', { tools: 'yes' }],
+    ['wrong_type', { uris: 'file:///a' }],
+    ['malformed_uri', { uris: ['not a uri'] }],
+    ['unknown_key', { tool: true }],
+  ])('refuses %s: %j, and createChangeCache refuses it before opening anything', (problem, raw) => {
+    expect(() => validateInterest(raw)).toThrow(InvalidInterestError);
+    expect(() => validateInterest(raw)).toThrow(expect.objectContaining({ problem }));
+    const client = createClient({ transport: stdioTransport({ command: process.execPath, args: ['-e', ''] }) });
+    expect(() => createChangeCache(client, { interest: raw as Interest })).toThrow(InvalidInterestError);
+    expect(client.state).toBe('idle');
   });
 });

@@ -51,6 +51,7 @@ describe('parseCommandLine', () => {
     [['watch', '--'], /no command after --/],
     [['watch', '--inspect-port', '70000'], /--inspect-port must be a port number/],
     [['watch', '--uri'], /--uri/],
+    [['watch', '--uri', 'not a uri'], /--uri needs a resource URI/],
   ])('%j is a UsageError', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);
     expect(() => parseCommandLine(argv)).toThrow(message);

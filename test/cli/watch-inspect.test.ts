@@ -1,7 +1,7 @@
 /**
  * `watch --inspect`: a local @statelyai/inspect receiver connected to the
  * inspector the CLI starts sees the live actors (the connection, the change
- * cache, the URI worker, each subscription with its children) and their
+ * cache, the URI worker, each subscription) and their
  * transitions, including the connection's reconnect after the server dies.
  */
 import { createServer, type Server } from 'node:net';
