@@ -190,6 +190,18 @@ for (const transport of ['stdio', 'http'] as const) {
       expect(failure).toMatchObject({ name: 'DeliveryDroppedError' });
       expect(seen.filter((message) => message.type === 'notification')).toHaveLength(2);
     });
+
+    it('after delivery_dropped, calling listen again resubscribes', async () => {
+      const client = await connect(await serve(transport));
+      const dropped = await client.listen({ toolsListChanged: true }, 'iterator', { mailboxCap: 1 });
+      await client.callTool('emit', { kind: 'tools', count: 3 });
+      expect(await dropped.closed).toEqual({ type: 'delivery_dropped', cap: 1 });
+      const again = await client.listen({ toolsListChanged: true }, 'iterator');
+      expect(again.id).not.toBe(dropped.id);
+      const next = again[Symbol.asyncIterator]().next();
+      await emit(client, 'tools');
+      expect((await next).value).toMatchObject({ type: 'notification', method: 'notifications/tools/list_changed' });
+    });
   });
 }
 
@@ -242,7 +254,7 @@ describe('close() cancels the listen on the wire as the transport allows', () =>
 describe('how a restart can end a stream', () => {
   it('a reconnect that lands on a legacy server ends it as era_changed', async () => {
     const peer = officialStdio([], { restartArgs: ['--modern-off'] });
-    const client = createClient({ transport: peer.factory, reconnect: fastReconnect });
+    const client = createClient({ transport: peer.factory, reconnect: fastReconnect, probeTimeoutMs: patientProbeMs });
     clients.push(client);
     await client.connect();
     const stream = await client.listen({ toolsListChanged: true }, () => {});
@@ -252,7 +264,7 @@ describe('how a restart can end a stream', () => {
 
   it('exhausted reconnection ends it as reconnect_exhausted', async () => {
     const peer = officialStdio([], { failAfter: 1 });
-    const client = createClient({ transport: peer.factory, reconnect: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } });
+    const client = createClient({ transport: peer.factory, reconnect: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 }, probeTimeoutMs: patientProbeMs });
     clients.push(client);
     await client.connect();
     const stream = await client.listen({ toolsListChanged: true }, () => {});

@@ -150,6 +150,21 @@ describe('listen against a scripted peer', () => {
     ]);
   });
 
+  it('never delivers an update for a URI outside the honored list, even tagged with the stream id', async () => {
+    const client = await scripted('honor');
+    const messages: SubscriberMessage[] = [];
+    const stream = await client.listen({ resourceSubscriptions: ['test://listed'] }, (message) => void messages.push(message));
+    await client.request('script/emit', {
+      lines: [
+        tagged(stream.id, 'notifications/resources/updated', { uri: 'test://other' }),
+        tagged(stream.id, 'notifications/resources/updated', { uri: 'test://listed/child' }),
+        tagged(stream.id, 'notifications/resources/updated', { uri: 'test://listed' }),
+      ],
+    });
+    await client.request('tools/list');
+    expect(messages.map((message) => (message.type === 'notification' ? message.params.uri : message.type))).toEqual(['test://listed']);
+  });
+
   it('close() sends notifications/cancelled for the listen request id and awaits no response', async () => {
     const client = await scripted('honor');
     const stream = await client.listen({ toolsListChanged: true }, () => {});
