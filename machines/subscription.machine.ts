@@ -144,6 +144,11 @@ function reasonFor(event: SubscriptionEvent): ClosedReason | undefined {
   }
 }
 
+/** Whether the run that just ended unanswered had been acknowledged longer than the longest backoff delay: then the re-listen count starts again. */
+function recovered(relisten: RelistenPolicy, event: SubscriptionEvent): boolean {
+  return event.type === 'listen.ended' && (event.acknowledgedForMs ?? 0) > relisten.backoff.maxDelayMs;
+}
+
 export const subscriptionMachine = setup({
   types: {
     context: {} as SubscriptionContext,
@@ -159,9 +164,7 @@ export const subscriptionMachine = setup({
     readyInOtherEra: ({ event }) => event.type === 'connection.ready' && event.era !== 'modern',
     leftModernEra: ({ event }) => event.type === 'connection.era_changed' && event.to !== 'modern',
     mayRelisten: ({ context, event }) =>
-      context.relisten !== false &&
-      (context.relistens < context.relisten.backoff.maxAttempts ||
-        (event.type === 'listen.ended' && (event.acknowledgedForMs ?? 0) > context.relisten.backoff.maxDelayMs)),
+      context.relisten !== false && (context.relistens < context.relisten.backoff.maxAttempts || recovered(context.relisten, event)),
     relistenExhausted: ({ context }) => context.relisten !== false,
     resyncInterrupted: ({ event }) => event.type === 'resync.failed' && event.error instanceof ResyncInterruptedError,
   },
@@ -184,8 +187,7 @@ export const subscriptionMachine = setup({
     assignHonored: assign({ honored: ({ context, event }) => (event.type === 'listen.acknowledged' ? event.honored : context.honored) }),
     countRelisten: assign(({ context, event }) => {
       if (context.relisten === false) return {};
-      const recovered = event.type === 'listen.ended' && (event.acknowledgedForMs ?? 0) > context.relisten.backoff.maxDelayMs;
-      const relistens = recovered ? 1 : context.relistens + 1;
+      const relistens = recovered(context.relisten, event) ? 1 : context.relistens + 1;
       return { relistens, relistenDelayMs: backoffDelay(relistens, context.relisten.backoff, context.relisten.random()) };
     }),
     recordRelistenExhausted: assign({

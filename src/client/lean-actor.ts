@@ -246,7 +246,8 @@ export class LeanActor<TMachine extends AnyStateMachine> {
    */
   #scope(): AnyActorScope {
     // The actor stands in for xstate's `self`, and its LeanSystem for xstate's system: the parts a machine without children reaches.
-    const scope = { self: this, id: this.id, sessionId: this.sessionId, system: this.#system, logger: console.log, stopChild: noChildren } as unknown as AnyActorScope;
+    const sessionId = this.sessionId;
+    const scope = { self: this, id: sessionId, sessionId, system: this.#system, logger: console.log, stopChild: noChildren } as unknown as AnyActorScope;
     // Assigned rather than written in the literal: tsx names literal closures through __name, a cost per transition.
     scope.defer = (fn) => (this.#deferred ??= []).push(fn);
     scope.emit = (event) => {
