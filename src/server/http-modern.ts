@@ -69,8 +69,6 @@ export class EndpointStreams {
   readonly #open = new Map<ListenStream, Promise<void>>();
   #closing = false;
 
-  constructor(readonly keepAliveMs: number) {}
-
   add(stream: ListenStream, res: ServerResponse): void {
     if (this.#closing) {
       void stream.complete();
@@ -98,6 +96,7 @@ export async function handleModernRequest(
   req: IncomingMessage,
   res: ServerResponse,
   request: JsonRpcRequest,
+  keepAliveMs: number,
   streams: EndpointStreams,
 ): Promise<void> {
   const mismatch = headerMismatch(core, req, request);
@@ -109,7 +108,7 @@ export async function handleModernRequest(
   });
   if (request.method === 'subscriptions/listen') {
     const outcome = routeListen(core, request);
-    if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored, streams);
+    if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored, keepAliveMs, streams);
     if (outcome.kind === 'error') return failWith(res, request.id, outcome.error);
   }
   const reply = new HttpReply(res, core.limits.outboxHighWater);
@@ -119,14 +118,21 @@ export async function handleModernRequest(
   if (outcome.kind === 'error') return reply.finish(errorFrame(request.id, outcome.error), outcome.error.httpStatus);
 }
 
-function openListenStream(core: ServerCore, res: ServerResponse, request: JsonRpcRequest, honored: NotificationFilter, streams: EndpointStreams): void {
+function openListenStream(
+  core: ServerCore,
+  res: ServerResponse,
+  request: JsonRpcRequest,
+  honored: NotificationFilter,
+  keepAliveMs: number,
+  streams: EndpointStreams,
+): void {
   try {
     core.assertRoomForStream();
   } catch (error) {
     return failWith(res, request.id, error as WireError);
   }
   const outbox = startSse(res, core.limits.outboxHighWater);
-  const stopKeepAlive = keepAlive(res, outbox, streams.keepAliveMs);
+  const stopKeepAlive = keepAlive(res, outbox, keepAliveMs);
   const cancel = () => stream.cancel();
   const stream = core.openStream(request.id, honored, outbox, (reason) => {
     stopKeepAlive();

@@ -52,9 +52,9 @@ export function listenHttp(core: ServerCore, options: HttpListenOptions): Promis
   };
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const legacy = new LegacyHttpSessions(core, keepAliveMs);
-  const streams = new EndpointStreams(keepAliveMs);
+  const streams = new EndpointStreams();
   const server = createHttpServer((req, res) => {
-    handle(core, legacy, streams, policy, path, req, res).catch(() => {
+    handle(core, legacy, streams, policy, path, keepAliveMs, req, res).catch(() => {
       if (!res.headersSent) sendJson(res, 500, errorFrame(null, new InternalFailure('Internal error')));
       else res.end();
     });
@@ -85,6 +85,7 @@ async function handle(
   streams: EndpointStreams,
   policy: OriginPolicy,
   path: string,
+  keepAliveMs: number,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -117,5 +118,5 @@ async function handle(
     return legacy.initialize(res, frame.message);
   }
   if (frame.kind === 'notification') return acceptModernNotification(res);
-  return handleModernRequest(core, req, res, frame.message, streams);
+  return handleModernRequest(core, req, res, frame.message, keepAliveMs, streams);
 }
