@@ -53,6 +53,19 @@ function defineFlood(target: McpServer): Flood {
 
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'flood', arguments: {}, _meta: modernMeta({ progressToken: 't' }) } });
 
+/** A stdio connection to a fresh server whose client stopped reading, with the flood tool already waiting for room. */
+async function floodingStalledStdio() {
+  server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
+  const flood = defineFlood(server);
+  const stdin = new PassThrough();
+  // Accepts the first writes, then never calls back: a client that stopped reading.
+  const stdout = new Writable({ highWaterMark: 1024, write: () => {} });
+  const connection = server.serveStdio({ stdin, stdout });
+  stdin.write(`${CALL}\n`);
+  await flood.blocked;
+  return { flood, stdin, stdout, connection };
+}
+
 describe('a handler waiting to send progress to a client that left', () => {
   it('is released when the HTTP client drops its connection', async () => {
     server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
@@ -78,14 +91,7 @@ describe('a handler waiting to send progress to a client that left', () => {
   });
 
   it('is released when the stdio client stops reading for good (its output fails)', async () => {
-    server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
-    const flood = defineFlood(server);
-    const stdin = new PassThrough();
-    // Accepts the first writes, then never calls back: a client that stopped reading.
-    const stdout = new Writable({ highWaterMark: 1024, write: () => {} });
-    const connection = server.serveStdio({ stdin, stdout });
-    stdin.write(`${CALL}\n`);
-    await flood.blocked;
+    const { flood, stdout, connection } = await floodingStalledStdio();
     stdout.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     await connection.closed;
     await expect(flood.released).resolves.toBeUndefined();
@@ -94,13 +100,7 @@ describe('a handler waiting to send progress to a client that left', () => {
 
 describe('a stdio client closing its input while the server waits for it to read', () => {
   it('is noticed: the connection closes and the waiting handler is released', async () => {
-    server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
-    const flood = defineFlood(server);
-    const stdin = new PassThrough();
-    const stdout = new Writable({ highWaterMark: 1024, write: () => {} });
-    const connection = server.serveStdio({ stdin, stdout });
-    stdin.write(`${CALL}\n`);
-    await flood.blocked;
+    const { flood, stdin, connection } = await floodingStalledStdio();
     stdin.end();
     await connection.closed;
     await expect(flood.released).resolves.toBeUndefined();
