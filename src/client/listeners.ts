@@ -181,13 +181,10 @@ export class NotificationListeners {
   /** Called by the client for every legacy change notification; each listener it selects gets its own copy of the params. */
   dispatch(method: string, params: JsonObject | undefined): void {
     const payload = params ?? {};
-    let shared = false;
-    for (const entry of this.#entries.values()) {
-      if (!filterAllows(entry.ref.filter, method, payload)) continue;
-      // The first listener gets the params as parsed; the others a copy, so no subscriber sees another's changes.
-      entry.actor.send({ type: 'notification', method, params: shared ? structuredClone(payload) : payload });
-      shared = true;
-    }
+    const selected = [...this.#entries.values()].filter((entry) => filterAllows(entry.ref.filter, method, payload));
+    // Copies are taken before anyone sees the params (a subscriber may change them as it receives them); the last gets the parsed object.
+    const last = selected.length - 1;
+    selected.forEach((entry, index) => entry.actor.send({ type: 'notification', method, params: index === last ? payload : structuredClone(payload) }));
   }
 
   /** Called by the client for every connection lifecycle event, in order. */

@@ -49,7 +49,11 @@ describe('legacy listeners against the official server over stdio', () => {
     const resource = inbox();
     const both = inbox();
     await client.subscribeNotifications({ toolsListChanged: true }, tools.subscriber);
-    await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, resource.subscriber);
+    // This subscriber scribbles on what it gets: the others must not see it (each listener has its own copy).
+    await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, (message: SubscriberMessage) => {
+      resource.subscriber(message);
+      if (message.type === 'notification') message.params.scribbled = true;
+    });
     await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, both.subscriber);
     await emit(client, 'tools');
     await emit(client, 'prompts');
@@ -63,6 +67,9 @@ describe('legacy listeners against the official server over stdio', () => {
       'notifications/tools/list_changed',
       'notifications/resources/updated test://resource/1',
     ]);
+    const updates = (box: typeof both) => box.messages.flatMap((message) => (message.type === 'notification' && message.method.endsWith('updated') ? [message.params] : []));
+    expect(updates(resource)).toEqual([{ uri: 'test://resource/1', scribbled: true }]);
+    expect(updates(both)).toEqual([{ uri: 'test://resource/1' }]);
   });
 
   it('subscribes a shared URI once and unsubscribes it only with its last listener', async () => {

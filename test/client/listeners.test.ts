@@ -49,11 +49,15 @@ describe('notification listeners: filtering and registration', () => {
     const { registry } = setupRegistry();
     const a = inbox();
     const b = inbox();
-    await registry.subscribeNotifications({ toolsListChanged: true }, a.subscriber);
+    const params = (message: SubscriberMessage | undefined) => (message as unknown as { params: { detail: { n: number } } }).params;
+    // `a` changes its params as it receives them, before `b` has received anything.
+    await registry.subscribeNotifications({ toolsListChanged: true }, (message: SubscriberMessage) => {
+      a.subscriber(message);
+      if (message.type === 'notification') params(message).detail.n = 2;
+    });
     await registry.subscribeNotifications({ toolsListChanged: true }, b.subscriber);
     registry.dispatch(TOOLS, { detail: { n: 1 } });
-    const params = (message: SubscriberMessage | undefined) => (message as unknown as { params: { detail: { n: number } } }).params;
-    params(a.messages[0]).detail.n = 2;
+    expect(params(a.messages[0])).toEqual({ detail: { n: 2 } });
     expect(params(b.messages[0])).toEqual({ detail: { n: 1 } });
   });
 
