@@ -15,7 +15,7 @@ import { httpTransport } from '../../src/transport/http.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
-import { recordingFetch, WireRecord, type RecordingFetch, type SentCall } from './recording-transport.ts';
+import { cuttableFetch, recordingFetch, WireRecord, type RecordingFetch, type SentCall } from './recording-transport.ts';
 
 const clients: McpClient[] = [];
 const fixtures: HttpFixture[] = [];
@@ -248,6 +248,41 @@ describe('close() cancels the listen on the wire as the transport allows', () =>
     const delivered = otherBox.next('notification');
     await emit(client, 'prompts');
     expect(await delivered).toMatchObject({ method: 'notifications/prompts/list_changed' });
+  });
+});
+
+describe('a listen stream cut on the way (the official server still up), over HTTP', () => {
+  async function cutClient(reconnect: typeof fastReconnect | false) {
+    const fixture = await startHttpFixture('official');
+    fixtures.push(fixture);
+    const cut = cuttableFetch();
+    const client = createClient({ transport: httpTransport({ url: fixture.url, fetch: cut.fetch }), reconnect, probeTimeoutMs: patientProbeMs });
+    clients.push(client);
+    await client.connect();
+    return { client, cut };
+  }
+
+  it('with reconnection on, listens again under the same id, resyncs, then delivers live events', async () => {
+    const { client, cut } = await cutClient(fastReconnect);
+    const box = inbox();
+    const stream = await client.listen({ toolsListChanged: true }, box.subscriber);
+    const reconnected = box.next('reconnected');
+    cut.cutListens();
+    expect(await reconnected).toMatchObject({ type: 'reconnected', snapshot: { tools: expect.any(Array) } });
+    expect(cut.listenIds).toEqual([stream.id, stream.id]);
+    const live = box.next('notification');
+    await emit(client, 'tools');
+    expect(await live).toMatchObject({ method: 'notifications/tools/list_changed' });
+    expect(client.state).toBe('online.ready.modern');
+  });
+
+  it('with reconnection off, ends as remote and the connection stays up', async () => {
+    const { client, cut } = await cutClient(false);
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    cut.cutListens();
+    expect(await stream.closed).toMatchObject({ type: 'remote' });
+    expect(cut.listenIds).toEqual([stream.id]);
+    expect(client.state).toBe('online.ready.modern');
   });
 });
 

@@ -119,3 +119,45 @@ export function recordingFetch(): RecordingFetch {
       posts.find(({ message }) => 'method' in message && message.method === method && 'id' in message && message.id === id),
   };
 }
+
+export interface CuttableFetch {
+  fetch: typeof fetch;
+  /** The id of every `subscriptions/listen` POST, in order. */
+  listenIds: unknown[];
+  /** Ends every open listen response stream as a proxy cutting it would: the body just stops, no answer. */
+  cutListens(): void;
+}
+
+/** fetch for the HTTP transport whose listen response streams the test can cut on the way, the server untouched. */
+export function cuttableFetch(): CuttableFetch {
+  const listenIds: unknown[] = [];
+  const open = new Set<() => void>();
+  const wrapped: typeof fetch = async (input, init) => {
+    const message = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string; id?: unknown }) : undefined;
+    const response = await globalThis.fetch(input, init);
+    if (message?.method !== 'subscriptions/listen' || !response.body) return response;
+    listenIds.push(message.id);
+    const reader = response.body.getReader();
+    let cut!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        cut = () => {
+          open.delete(cut);
+          void reader.cancel();
+          controller.close();
+        };
+        open.add(cut);
+      },
+      async pull(controller) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (!open.has(cut)) return;
+        if (chunk.done) {
+          open.delete(cut);
+          controller.close();
+        } else controller.enqueue(chunk.value);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  return { fetch: wrapped, listenIds, cutListens: () => [...open].forEach((cut) => cut()) };
+}
