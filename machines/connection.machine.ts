@@ -9,35 +9,32 @@
  * `connection.closed`), so listeners, streams and the cache react to one
  * source of truth.
  */
-import { assign, emit, fromCallback, fromPromise, setup } from 'xstate';
+import { assign, emit, fromCallback, setup } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
+import { negotiationMachine, type Negotiated, type NegotiationOutput, type NegotiationSettings } from './negotiation.machine.ts';
 
-export { backoffDelay, type Backoff };
+export { backoffDelay, type Backoff, type Negotiated, type NegotiationSettings };
 
 /** Documented defaults: 5 attempts, 250 ms doubling, capped at 10 s. */
 export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
-
-/** What a successful negotiation learned about the peer. */
-export interface Negotiated {
-  era: Era;
-  protocolVersion: string;
-  capabilities: Record<string, unknown>;
-  serverInfo: Record<string, unknown> | undefined;
-  instructions: string | undefined;
-}
 
 export interface ConnectionInput {
   /** `false` disables reconnection: a lost transport closes the connection. */
   backoff: Backoff | false;
   /** A number in [0, 1) for jitter; injected so tests are deterministic. */
   random: () => number;
+  /** The era preference and the timeouts every negotiation uses (machines/negotiation.machine.ts). */
+  negotiation: NegotiationSettings;
 }
 
 export interface ConnectionContext {
   backoff: Backoff | false;
   random: () => number;
+  negotiation: NegotiationSettings;
+  /** What the open transport said: whether a legacy server on it may leave the probe unanswered. */
+  silenceMayMeanLegacy: boolean;
   /** Connection attempts since the transport was last lost (0 while connected). */
   attempt: number;
   nextDelayMs: number;
@@ -50,7 +47,8 @@ export interface ConnectionContext {
 }
 
 export type TransportNotice =
-  | { type: 'transport.opened' }
+  /** `silenceMayMeanLegacy`: a legacy server on this transport may ignore the probe (stdio); HTTP answers every POST. */
+  | { type: 'transport.opened'; silenceMayMeanLegacy: boolean }
   | { type: 'transport.failed'; cause: unknown };
 
 export type ConnectionEvent =
@@ -82,6 +80,11 @@ export type ConnectionEmitted =
   | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
   | { type: 'connection.failed'; cause: unknown };
 
+/** The negotiation's outcome, from its done event; anything else counts as a failure without a cause. */
+function outcomeOf(event: { type: string }): NegotiationOutput {
+  return 'output' in event ? (event.output as NegotiationOutput) : { type: 'failed', error: undefined };
+}
+
 export const connectionMachine = setup({
   types: {
     context: {} as ConnectionContext,
@@ -93,18 +96,19 @@ export const connectionMachine = setup({
   actors: {
     /** Opens a fresh transport; reports `transport.opened` / `transport.failed`; closes it on exit. */
     transport: fromCallback<{ type: 'never' }, { attempt: number }>(() => () => {}),
-    /** Probes `server/discover` and falls back to `initialize`, as the era preference allows. */
-    negotiate: fromPromise<Negotiated, { generation: number }>(async () => {
-      throw new Error('negotiate is provided by src/client');
-    }),
+    /** The negotiation machine, its I/O provided by src/client. */
+    negotiate: negotiationMachine,
   },
   guards: {
     neverConnected: ({ context }) => context.generation === 0,
     reconnectDisabled: ({ context }) => context.backoff === false,
     attemptsExhausted: ({ context }) => context.backoff !== false && context.attempt >= context.backoff.maxAttempts,
     wasReady: ({ context }) => context.attempt === 0,
-    eraChanged: ({ context, event }) =>
-      context.negotiated !== undefined && 'output' in event && (event.output as Negotiated).era !== context.negotiated.era,
+    negotiationFailed: ({ event }) => outcomeOf(event).type === 'failed',
+    eraChanged: ({ context, event }) => {
+      const outcome = outcomeOf(event);
+      return context.negotiated !== undefined && outcome.type === 'negotiated' && outcome.negotiated.era !== context.negotiated.era;
+    },
     legacy: ({ context }) => context.negotiated?.era === 'legacy',
   },
   delays: {
@@ -112,18 +116,32 @@ export const connectionMachine = setup({
   },
   actions: {
     rememberCause: assign({
-      lastCause: ({ event }) => ('cause' in event ? event.cause : 'error' in event ? event.error : undefined),
+      lastCause: ({ event }) => {
+        if ('cause' in event) return event.cause;
+        if ('error' in event) return event.error;
+        const outcome = outcomeOf(event);
+        return outcome.type === 'failed' ? outcome.error : undefined;
+      },
+    }),
+    rememberTransport: assign({
+      silenceMayMeanLegacy: ({ event }) => (event.type === 'transport.opened' ? event.silenceMayMeanLegacy : true),
     }),
     recordNegotiated: assign({
-      negotiated: ({ event }) => (event as unknown as { output: Negotiated }).output,
+      negotiated: ({ context, event }) => {
+        const outcome = outcomeOf(event);
+        return outcome.type === 'negotiated' ? outcome.negotiated : context.negotiated;
+      },
       generation: ({ context }) => context.generation + 1,
       attempt: 0,
     }),
-    announceEraChange: emit(({ context, event }) => ({
-      type: 'connection.era_changed' as const,
-      from: context.negotiated!.era,
-      to: (event as unknown as { output: Negotiated }).output.era,
-    })),
+    announceEraChange: emit(({ context, event }) => {
+      const outcome = outcomeOf(event);
+      return {
+        type: 'connection.era_changed' as const,
+        from: context.negotiated!.era,
+        to: outcome.type === 'negotiated' ? outcome.negotiated.era : context.negotiated!.era,
+      };
+    }),
     announceReady: emit(({ context }) => ({
       type: 'connection.ready' as const,
       era: context.negotiated!.era,
@@ -153,6 +171,8 @@ export const connectionMachine = setup({
   context: ({ input }) => ({
     backoff: input.backoff,
     random: input.random,
+    negotiation: input.negotiation,
+    silenceMayMeanLegacy: true,
     attempt: 0,
     nextDelayMs: 0,
     generation: 0,
@@ -180,13 +200,19 @@ export const connectionMachine = setup({
       },
       states: {
         connecting: {
-          on: { 'transport.opened': 'negotiating' },
+          on: { 'transport.opened': { target: 'negotiating', actions: 'rememberTransport' } },
         },
         negotiating: {
           invoke: {
+            id: 'negotiation',
             src: 'negotiate',
-            input: ({ context }) => ({ generation: context.generation }),
+            input: ({ context }) => ({
+              ...context.negotiation,
+              previousEra: context.negotiated?.era,
+              silenceMayMeanLegacy: context.silenceMayMeanLegacy,
+            }),
             onDone: [
+              { guard: 'negotiationFailed', target: '#connection.offline', actions: 'rememberCause' },
               { guard: 'eraChanged', target: 'switchingEra', actions: ['announceEraChange', 'recordNegotiated'] },
               { target: 'ready', actions: 'recordNegotiated' },
             ],

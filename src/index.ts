@@ -27,7 +27,7 @@ export {
   type Subscriber,
 } from './client/listeners.ts';
 export * from './protocol/errors.ts';
-export { FrameError, type JsonObject, type RequestId } from './protocol/jsonrpc.ts';
+export { FrameError, MAX_FRAME_DEPTH, type FrameProblem, type JsonObject, type RequestId } from './protocol/jsonrpc.ts';
 export { FilterError, type NotificationFilter } from './protocol/filter.ts';
 export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';

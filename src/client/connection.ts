@@ -5,7 +5,7 @@
  * the machine; this class mirrors whether it is ready (for the hot path)
  * and reports to it what the wire shows.
  */
-import { createActor, fromCallback, fromPromise, type Actor, type ActorOptions } from 'xstate';
+import { createActor, fromCallback, type Actor, type ActorOptions } from 'xstate';
 import {
   connectionMachine,
   DEFAULT_BACKOFF,
@@ -37,7 +37,7 @@ import { type Era, type EraPreference, type Implementation } from '../protocol/v
 import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../transport/transport.ts';
 import { InboundRouter } from './inbound-router.ts';
 import { ListenRoutes } from './listen-routes.ts';
-import { DEFAULT_PROBE_TIMEOUT_MS, modernEnvelope, negotiate } from './negotiation.ts';
+import { DEFAULT_PROBE_TIMEOUT_MS, modernEnvelope, negotiationWithWire, type NegotiationWire } from './negotiation.ts';
 import { PendingRequests } from './pending-requests.ts';
 import type { Inspect, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
 
@@ -51,7 +51,12 @@ export interface ConnectionOptions {
   era?: EraPreference;
   clientInfo?: Implementation;
   capabilities?: JsonObject;
+  /** Every request's deadline unless it gives its own (default 30 s); also how long a negotiation step waits for an answer. */
   requestTimeoutMs?: number;
+  /**
+   * How long a first `server/discover` probe on stdio waits alone before `initialize` goes out beside it
+   * (default 2 s). The probe's answer still counts after it; over HTTP and with `era: 'modern'` it does not apply.
+   */
   probeTimeoutMs?: number;
   /** `false` disables reconnection; otherwise overrides parts of DEFAULT_BACKOFF. */
   reconnect?: Partial<Backoff> | false;
@@ -87,6 +92,10 @@ export class Connection implements ListenPort {
   readonly #listenRoutes: ListenRoutes;
   readonly #listeners = new Set<(notice: ConnectionNotice) => void>();
   #transport: ClientTransport | undefined;
+  /** The era the current transport speaks: set by each negotiation step, then by the outcome. */
+  #speaking: Era | undefined;
+  /** The modern `_meta` envelope, built once. */
+  readonly #envelope: JsonObject;
   #negotiated: Negotiated | undefined;
   #ready = false;
   #closing: Promise<void> = Promise.resolve();
@@ -99,12 +108,12 @@ export class Connection implements ListenPort {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     };
+    this.#envelope = modernEnvelope(this.#options.clientInfo, this.#options.capabilities);
     this.router = new InboundRouter((error) => this.#report(error));
     this.#listenRoutes = new ListenRoutes(this.router.streams, {
       readyTransport: () => (this.#ready ? this.#transport : undefined),
       transport: () => this.#transport,
-      withEnvelope: (params) => this.#withEnvelope(params) ?? params,
-      send: (message) => this.#send(message),
+      send: (message, transport) => this.#transmit(message, transport),
       report: (error) => this.#report(error),
       notConnected: () => new NotConnectedError(this.stateName(), 'subscriptions/listen'),
       peerAnswers: () => this.#peerAnswers(),
@@ -123,36 +132,31 @@ export class Connection implements ListenPort {
               error: (error) => open && this.#report(error),
             })
             .then(
-              () => open && sendBack({ type: 'transport.opened' }),
+              // An HTTP server answers every POST, a legacy one with a 4xx; over stdio a legacy server may stay silent.
+              () => open && sendBack({ type: 'transport.opened', silenceMayMeanLegacy: transport.kind !== 'http' }),
               (cause: unknown) => open && sendBack({ type: 'transport.failed', cause }),
             );
           return () => {
             open = false;
             this.#ready = false;
             this.#transport = undefined;
+            this.#speaking = undefined;
             this.#pending.failAll((method) => new ConnectionLostError(method));
             this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
           };
         }),
-        negotiate: fromPromise(async () => {
-          const transport = this.#transport!;
-          return negotiate(
-            {
-              transportKind: transport.kind,
-              request: (method, params, timeoutMs) => this.#request(method, params, { timeoutMs }),
-              notify: (method, params) => this.#send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }),
-              setProtocol: (protocol) => transport.setProtocol(protocol),
-            },
-            this.#options,
-          );
-        }),
+        negotiate: negotiationWithWire(() => this.#negotiationWire(), this.#options, this.#options.requestTimeoutMs),
       },
     });
     const backoff = options.reconnect === false ? false : { ...DEFAULT_BACKOFF, ...options.reconnect };
     const random = options.random ?? Math.random;
     this.relisten = backoff === false ? false : { backoff, random };
     this.actor = createActor(machine, {
-      input: { backoff, random },
+      input: {
+        backoff,
+        random,
+        negotiation: { era: this.#options.era, probeTimeoutMs: this.#options.probeTimeoutMs, patienceMs: this.#options.requestTimeoutMs },
+      },
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
     });
@@ -201,13 +205,12 @@ export class Connection implements ListenPort {
 
   request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
     if (!this.#ready) return Promise.reject(new NotConnectedError(this.stateName(), method));
-    return this.#request(method, this.#withEnvelope(params), options).then(normalizeResultType);
+    return this.#request(method, params, options).then(normalizeResultType);
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
     if (!this.#ready) throw new NotConnectedError(this.stateName(), method);
-    const withEnvelope = this.#withEnvelope(params);
-    await this.#send({ jsonrpc: '2.0', method, ...(withEnvelope ? { params: withEnvelope } : {}) });
+    await this.#transmit({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
   }
 
   openListen(id: RequestId, filter: NotificationFilter, handlers: ListenHandlers): ListenHandle {
@@ -222,10 +225,34 @@ export class Connection implements ListenPort {
     return flatten(value);
   }
 
-  #withEnvelope(params: JsonObject | undefined): JsonObject | undefined {
-    if (this.#negotiated?.era !== 'modern') return params;
-    const envelope = modernEnvelope(this.#options.clientInfo, this.#options.capabilities);
-    return { ...params, _meta: { ...envelope, ...(params?._meta as JsonObject | undefined) } };
+  /** The current transport as negotiation needs it; switching the era goes through here so the envelope follows. */
+  #negotiationWire(): NegotiationWire {
+    const transport = this.#transport;
+    return {
+      request: (method, params, options) => this.#request(method, params, options),
+      notify: (method) => this.#transmit({ jsonrpc: '2.0', method }),
+      speak: (protocol) => {
+        if (this.#transport !== transport) return;
+        this.#speaking = protocol.era;
+        transport?.setProtocol(protocol);
+      },
+    };
+  }
+
+  /**
+   * The one way out: every message the client sends (requests, the cancels
+   * of probes, calls and listens, replies to the server's requests) leaves
+   * through here, so none can go without the envelope of the era the wire
+   * speaks; the transport adds that era's headers. `message` is one the
+   * connection built: its params are replaced, never changed.
+   */
+  #transmit(message: JsonRpcMessage, transport: ClientTransport | undefined = this.#transport): Promise<void> {
+    if (!transport) return Promise.reject(new NotConnectedError(this.stateName(), 'method' in message ? message.method : undefined));
+    if (this.#speaking === 'modern' && 'method' in message) {
+      const params = message.params;
+      message.params = { ...params, _meta: { ...this.#envelope, ...(params?._meta as JsonObject | undefined) } };
+    }
+    return transport.send(message);
   }
 
   #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
@@ -242,33 +269,34 @@ export class Connection implements ListenPort {
       timeoutMs: options.timeoutMs ?? this.#options.requestTimeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
       onGiveUp: (requestId, reason) => {
-        if (this.#transport !== transport || transport.abortRequest(requestId)) return;
-        this.#send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: reason.message } }).catch(() => {});
+        // The legacy lifecycle forbids cancelling initialize: its late answer is simply dropped.
+        if (method === 'initialize' || this.#transport !== transport || transport.abortRequest(requestId)) return;
+        const cancel: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: reason.message } };
+        this.#transmit(cancel, transport).catch(() => {});
       },
     });
     const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, ...(outgoing ? { params: outgoing } : {}) };
-    transport.send(message).catch((error: unknown) => this.#pending.fail(id, error as Error));
+    this.#transmit(message, transport).catch((error: unknown) => this.#pending.fail(id, error as Error));
     if (!options.onProgress) return settled;
     const forget = () => this.router.progress.delete(id);
     return settled.finally(forget);
   }
 
-  #send(message: JsonRpcMessage): Promise<void> {
-    const transport = this.#transport;
-    if (!transport) return Promise.reject(new NotConnectedError(this.stateName()));
-    return transport.send(message);
-  }
-
+  /** One inbound frame; whatever handling it throws is reported, so it cannot cost the frames after it. */
   #onFrame(frame: ClassifiedFrame): void {
-    switch (frame.kind) {
-      case 'notification':
-        return this.router.route(frame.message);
-      case 'response':
-        return this.#onResponse(frame.message);
-      case 'request':
-        return this.#answerPeerRequest(frame.message);
-      case 'invalid':
-        return this.#report(frame.error);
+    try {
+      switch (frame.kind) {
+        case 'notification':
+          return this.router.route(frame.message);
+        case 'response':
+          return this.#onResponse(frame.message);
+        case 'request':
+          return this.#answerPeerRequest(frame.message);
+        case 'invalid':
+          return this.#report(frame.error);
+      }
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
@@ -285,7 +313,7 @@ export class Connection implements ListenPort {
   async #peerAnswers(): Promise<boolean> {
     if (!this.#ready) return false;
     try {
-      await this.#request('server/discover', this.#withEnvelope({}), { timeoutMs: this.#options.probeTimeoutMs });
+      await this.#request('server/discover', {}, { timeoutMs: this.#options.probeTimeoutMs });
       return true;
     } catch (error) {
       if (error instanceof RpcError || error instanceof RequestTimeoutError) return true;
@@ -300,7 +328,7 @@ export class Connection implements ListenPort {
       request.method === 'ping'
         ? { jsonrpc: '2.0', id: request.id, result: {} }
         : { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: `client does not offer ${request.method}` } };
-    this.#send(reply).catch((error: unknown) => this.#report(error as Error));
+    this.#transmit(reply).catch((error: unknown) => this.#report(error as Error));
   }
 
   #report(error: Error): void {

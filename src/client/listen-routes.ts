@@ -17,8 +17,8 @@ export interface ListenWireAccess {
   readyTransport(): ClientTransport | undefined;
   /** The current attempt's transport, ready or not. */
   transport(): ClientTransport | undefined;
-  withEnvelope(params: JsonObject): JsonObject;
-  send(message: JsonRpcMessage): Promise<void>;
+  /** The connection's one outbound path, on `transport`: it applies the era's envelope and headers. */
+  send(message: JsonRpcMessage, transport: ClientTransport): Promise<void>;
   report(error: Error): void;
   notConnected(): Error;
   /**
@@ -43,8 +43,8 @@ export class ListenRoutes {
       queueMicrotask(() => handle.open && handlers.ended(this.access.notConnected()));
       return handle;
     }
-    const params = this.access.withEnvelope({ notifications: filter as JsonObject });
-    transport.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }).catch((error: unknown) => {
+    const listen: JsonRpcMessage = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: filter as JsonObject } };
+    this.access.send(listen, transport).catch((error: unknown) => {
       if (!handle.open) return;
       if (!(error instanceof HttpStatusError)) return this.#endedUnanswered(id, handlers, error);
       // The server answered the listen with an HTTP error: it refused the stream.
@@ -62,9 +62,8 @@ export class ListenRoutes {
   /** Cancels a listen on the transport it was sent on, if that is still the connection's: stdio tells the peer, HTTP aborts the response stream. */
   cancelOnWire(id: RequestId, transport: ClientTransport): void {
     if (this.access.transport() !== transport || transport.abortRequest(id)) return;
-    this.access
-      .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client closed the stream' } })
-      .catch((error: unknown) => this.access.report(error as Error));
+    const cancel: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client closed the stream' } };
+    this.access.send(cancel, transport).catch((error: unknown) => this.access.report(error as Error));
   }
 
   /** Takes a response that answers a listen; false when no stream has its id. */

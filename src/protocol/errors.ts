@@ -7,6 +7,7 @@ import { McpActorsError } from '../../machines/errors.ts';
 import type { JsonRpcErrorObject, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 
 export { McpActorsError };
+export { NegotiationError } from '../../machines/negotiation-errors.ts';
 
 /** A JSON-RPC error object returned by the peer. */
 export class RpcError extends McpActorsError {
@@ -82,15 +83,6 @@ export class HttpStatusError extends McpActorsError {
 export class TransportStartError extends McpActorsError {
   override readonly name = 'TransportStartError';
   readonly code = 'transport_start_failed';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
-
-/** Neither era could be negotiated, or the pinned era is not what the server speaks. */
-export class NegotiationError extends McpActorsError {
-  override readonly name = 'NegotiationError';
-  readonly code = 'negotiation_failed';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }

@@ -2,7 +2,13 @@
  * JSON-RPC 2.0 message shapes and the classifier that turns an untrusted
  * parsed frame into one of them, or into a typed FrameError. Every inbound
  * frame passes through `classifyFrame` before anything acts on it.
+ *
+ * Classifying never throws and never recurses on input: a frame nested
+ * deeper than MAX_FRAME_DEPTH is refused (`too_deep`) before anything walks
+ * it, so what comes after (JSON.stringify, structuredClone, a subscriber's
+ * own walk) meets only values that cannot exhaust the stack.
  */
+import { nestsDeeperThan, previewJson } from './bounded-json.ts';
 
 export type RequestId = string | number;
 
@@ -59,7 +65,18 @@ export type FrameProblem =
   | 'not_an_object'
   | 'wrong_version'
   | 'wrong_shape'
-  | 'oversized';
+  | 'oversized'
+  | 'too_deep';
+
+/**
+ * Documented maximum nesting of arrays and objects in one frame (the message
+ * object is level 1). Far beyond any real message, far below where
+ * JSON.stringify and structuredClone give out (about 3,300 levels on Node 20).
+ */
+export const MAX_FRAME_DEPTH = 512;
+
+/** How many characters of a refused frame its FrameError keeps. */
+const PREVIEW_CHARS = 200;
 
 /** Why an inbound frame was refused. The connection keeps running after one. */
 export class FrameError extends Error {
@@ -91,50 +108,58 @@ const isObject = (value: unknown): value is JsonObject =>
 const isId = (value: unknown): value is RequestId =>
   typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
-const invalid = (problem: FrameProblem, message: string, value: unknown, requestId?: RequestId): ClassifiedFrame => ({
+const refuse = (problem: FrameProblem, message: string, value: unknown, text: string | undefined, requestId?: RequestId): ClassifiedFrame => ({
   kind: 'invalid',
-  error: new FrameError(problem, message, preview(value), requestId === undefined ? undefined : { requestId }),
+  error: new FrameError(problem, message, preview(value, text), requestId === undefined ? undefined : { requestId }),
 });
 
-/** A short, printable excerpt of a refused frame for error reports. */
-export function preview(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+/**
+ * A short, printable excerpt of a refused frame for error reports: the text
+ * it arrived as when there is one, else an excerpt of the value that reads
+ * no more of it than it shows (never a full JSON.stringify of a deep value).
+ */
+export function preview(value: unknown, text?: string): string {
+  const source = text ?? (typeof value === 'string' ? value : undefined);
+  if (source !== undefined) return source.length > PREVIEW_CHARS ? `${source.slice(0, PREVIEW_CHARS)}…` : source;
+  return previewJson(value, PREVIEW_CHARS);
 }
 
-/** Classifies one parsed JSON value as a JSON-RPC message without trusting it. */
-export function classifyFrame(value: unknown): ClassifiedFrame {
-  if (!isObject(value)) return invalid('not_an_object', 'frame is not a JSON object', value);
-  if (value.jsonrpc !== '2.0') return invalid('wrong_version', 'frame is not JSON-RPC 2.0', value);
+/**
+ * Classifies one parsed JSON value as a JSON-RPC message without trusting
+ * it. `text`, the frame as it arrived, when the caller has it: error reports
+ * quote it, and a frame too short to nest past MAX_FRAME_DEPTH is not walked.
+ */
+export function classifyFrame(value: unknown, text?: string): ClassifiedFrame {
+  // Nesting past the limit takes two characters a level at least: shorter text cannot.
+  if ((text === undefined || text.length > 2 * MAX_FRAME_DEPTH) && nestsDeeperThan(value, MAX_FRAME_DEPTH)) {
+    return refuse('too_deep', `frame nests deeper than ${MAX_FRAME_DEPTH} levels`, value, text);
+  }
+  if (!isObject(value)) return refuse('not_an_object', 'frame is not a JSON object', value, text);
+  if (value.jsonrpc !== '2.0') return refuse('wrong_version', 'frame is not JSON-RPC 2.0', value, text);
   const { method, id, params } = value;
   if (params !== undefined && !isObject(params)) {
-    return invalid('wrong_shape', 'params must be an object', value, typeof method === 'string' && isId(id) ? id : undefined);
+    return refuse('wrong_shape', 'params must be an object', value, text, typeof method === 'string' && isId(id) ? id : undefined);
   }
   if (typeof method === 'string') {
     if (id === undefined) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
     if (isId(id)) return { kind: 'request', message: value as unknown as JsonRpcRequest };
-    return invalid('wrong_shape', 'request id must be a string or a number', value);
+    return refuse('wrong_shape', 'request id must be a string or a number', value, text);
   }
-  if (method !== undefined) return invalid('wrong_shape', 'method must be a string', value);
+  if (method !== undefined) return refuse('wrong_shape', 'method must be a string', value, text);
   if ('result' in value) {
-    if (!isId(id)) return invalid('wrong_shape', 'response id must be a string or a number', value);
-    if (!isObject(value.result)) return invalid('wrong_shape', 'result must be an object', value);
+    if (!isId(id)) return refuse('wrong_shape', 'response id must be a string or a number', value, text);
+    if (!isObject(value.result)) return refuse('wrong_shape', 'result must be an object', value, text);
     return { kind: 'response', message: value as unknown as JsonRpcSuccess };
   }
   if ('error' in value) {
     const error = value.error;
     if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
-      return invalid('wrong_shape', 'error must have a numeric code and a string message', value);
+      return refuse('wrong_shape', 'error must have a numeric code and a string message', value, text);
     }
-    if (id !== null && !isId(id)) return invalid('wrong_shape', 'response id must be a string, a number or null', value);
+    if (id !== null && !isId(id)) return refuse('wrong_shape', 'response id must be a string, a number or null', value, text);
     return { kind: 'response', message: value as unknown as JsonRpcFailure };
   }
-  return invalid('wrong_shape', 'frame is neither a request, a notification nor a response', value);
+  return refuse('wrong_shape', 'frame is neither a request, a notification nor a response', value, text);
 }
 
 /** Parses one text frame (a stdio line, an SSE data field, a JSON body) and classifies it. */
@@ -151,7 +176,7 @@ export function parseFrame(text: string, maxBytes: number): ClassifiedFrame {
   } catch (cause) {
     return { kind: 'invalid', error: new FrameError('unparseable', 'frame is not valid JSON', preview(text), { cause }) };
   }
-  return classifyFrame(value);
+  return classifyFrame(value, text);
 }
 
 export const isFailure = (response: JsonRpcResponse): response is JsonRpcFailure => 'error' in response;

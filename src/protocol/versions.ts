@@ -1,12 +1,11 @@
 /** Protocol revisions, eras and the `_meta` keys of the 2026-07-28 envelope. */
-import type { Era } from '../../machines/era.ts';
+import type { Era, EraPreference } from '../../machines/era.ts';
 
 export const MODERN_VERSION = '2026-07-28';
 export const LATEST_LEGACY_VERSION = '2025-11-25';
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 
-export type { Era };
-export type EraPreference = 'auto' | Era;
+export type { Era, EraPreference };
 
 export const isLegacyVersion = (version: unknown): boolean =>
   typeof version === 'string' && (LEGACY_VERSIONS as readonly string[]).includes(version);

@@ -6,6 +6,7 @@ import {
   type ConnectionEmitted,
   type Negotiated,
 } from '../../machines/connection.machine.ts';
+import { negotiationMachine } from '../../machines/negotiation.machine.ts';
 
 const negotiated = (era: 'legacy' | 'modern'): Negotiated => ({
   era,
@@ -15,17 +16,36 @@ const negotiated = (era: 'legacy' | 'modern'): Negotiated => ({
   instructions: undefined,
 });
 
-/** A transport that the test opens and fails by hand, and a negotiation that answers from a script. */
-function harness(options: { eras: ('legacy' | 'modern' | Error)[]; backoff?: false; random?: number }) {
+/** A transport that the test opens and fails by hand, and a negotiation whose probe answers from a script. */
+/** What one negotiation's probe answers: an era, a failure, or nothing at all. */
+type Script = 'legacy' | 'modern' | 'silent' | Error;
+
+function harness(options: { eras: Script[]; backoff?: false; random?: number }) {
   const clock = new SimulatedClock();
   const transports: { open(): void; fail(cause: unknown): void; closed: boolean }[] = [];
   const eras = [...options.eras];
+  let answering: Script = 'modern';
+  const negotiate = negotiationMachine.provide({
+    actors: {
+      discover: fromCallback(({ sendBack }) => {
+        answering = eras.shift() ?? eras.at(-1) ?? 'modern';
+        if (answering === 'silent') return;
+        if (answering instanceof Error) sendBack({ type: 'discover.failed', error: answering });
+        else if (answering === 'modern') sendBack({ type: 'discover.modern', negotiated: negotiated('modern') });
+        else sendBack({ type: 'discover.legacy', evidence: 'scripted' });
+      }),
+      initialize: fromCallback(({ sendBack }) => {
+        sendBack({ type: 'initialize.legacy', negotiated: negotiated('legacy') });
+      }),
+      adopt: fromPromise(async () => {}),
+    },
+  });
   const machine = connectionMachine.provide({
     actors: {
       transport: fromCallback(({ sendBack }) => {
         const handle = {
           closed: false,
-          open: () => sendBack({ type: 'transport.opened' }),
+          open: () => sendBack({ type: 'transport.opened', silenceMayMeanLegacy: true }),
           fail: (cause: unknown) => sendBack({ type: 'transport.failed', cause }),
         };
         transports.push(handle);
@@ -33,11 +53,7 @@ function harness(options: { eras: ('legacy' | 'modern' | Error)[]; backoff?: fal
           handle.closed = true;
         };
       }),
-      negotiate: fromPromise(async () => {
-        const next = eras.shift() ?? eras.at(-1) ?? 'modern';
-        if (next instanceof Error) throw next;
-        return negotiated(next);
-      }),
+      negotiate,
     },
   });
   const actor = createActor(machine, {
@@ -45,13 +61,19 @@ function harness(options: { eras: ('legacy' | 'modern' | Error)[]; backoff?: fal
     input: {
       backoff: options.backoff === false ? false : { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 },
       random: () => options.random ?? 0.5,
+      negotiation: { era: 'auto', probeTimeoutMs: 2_000, patienceMs: 30_000 },
     },
   });
   const emitted: ConnectionEmitted[] = [];
   actor.on('*', (event) => emitted.push(event));
   actor.start();
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-  return { actor, clock, transports, emitted, settle, state: () => actor.getSnapshot().value };
+  /** The running negotiation's state, if one runs. */
+  const negotiation = () => {
+    const snapshot = actor.getSnapshot().children.negotiation?.getSnapshot();
+    return snapshot && 'value' in snapshot ? snapshot.value : undefined;
+  };
+  return { actor, clock, transports, emitted, negotiation, settle, state: () => actor.getSnapshot().value };
 }
 
 describe('connection machine', () => {
@@ -137,6 +159,25 @@ describe('connection machine', () => {
     const types = h.emitted.map((e) => e.type);
     expect(types.slice(-2)).toEqual(['connection.era_changed', 'connection.ready']);
     expect(h.emitted.at(-2)).toEqual({ type: 'connection.era_changed', from: 'modern', to: 'legacy' });
+  });
+
+  it('a reconnect to a server that was modern probes patiently; the first contact eagerly', async () => {
+    const h = harness({ eras: ['silent', 'silent'] });
+    h.actor.send({ type: 'connect' });
+    h.transports[0]!.open();
+    expect(h.negotiation()).toEqual({ probing: 'eager' });
+    const modern = harness({ eras: ['modern', 'silent'] });
+    modern.actor.send({ type: 'connect' });
+    modern.transports[0]!.open();
+    await modern.settle();
+    modern.transports[0]!.fail('restart');
+    modern.clock.increment(1_000);
+    modern.transports[1]!.open();
+    expect(modern.negotiation()).toEqual({ probing: 'patient' });
+    // The probe timeout passes without consequence; only an ordinary request's patience ends the wait.
+    modern.clock.increment(29_999);
+    expect(modern.negotiation()).toEqual({ probing: 'patient' });
+    expect(modern.emitted.filter((e) => e.type === 'connection.era_changed')).toEqual([]);
   });
 
   it('counts a failed re-negotiation as a failed attempt', async () => {
