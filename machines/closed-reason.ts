@@ -13,6 +13,8 @@ export type ClosedReason =
   | { type: 'remote'; cause?: unknown }
   /** The server answered with an error. */
   | { type: 'refused'; error: unknown }
+  /** The server broke the protocol on an open stream (a second acknowledgment malformed or broader than the honored filter); the client ended it. */
+  | { type: 'protocol_violation'; error: unknown }
   /** A delivery was shed at the mailbox cap. */
   | { type: 'delivery_dropped'; cap: number }
   | { type: 'reconnect_exhausted'; cause: unknown; attempts: number }

@@ -33,6 +33,31 @@ export class HonoredFilterTooBroadError extends McpActorsError {
 }
 
 /**
+ * A second `notifications/subscriptions/acknowledged` for a stream already
+ * acknowledged that is malformed (`cause`: the FilterError) or honors more
+ * than the first one did: a protocol violation, and the client ends the stream.
+ */
+export class AcknowledgmentViolationError extends McpActorsError {
+  override readonly name = 'AcknowledgmentViolationError';
+  readonly code = 'acknowledgment_violation';
+  constructor(
+    readonly subscriptionId: StreamId,
+    readonly problem: 'malformed' | 'broader_than_honored',
+    readonly honored: NotificationFilter,
+    /** What the second acknowledgment honored, when it could be read. */
+    readonly acknowledged: NotificationFilter | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      problem === 'malformed'
+        ? `subscriptions/listen ${String(subscriptionId)} was acknowledged again with a malformed filter`
+        : `subscriptions/listen ${String(subscriptionId)} was acknowledged again with a filter broader than the one it honored`,
+      options,
+    );
+  }
+}
+
+/**
  * The resync snapshot could not be fetched because the connection dropped
  * meanwhile: not a refusal, the stream waits for the next `connection.ready`.
  */

@@ -43,7 +43,7 @@ import type { ClosedReason } from './closed-reason.ts';
 import type { ConnectionLifecycleEvent } from './connection.machine.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
-import { HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from './subscription-errors.ts';
+import { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from './subscription-errors.ts';
 
 export type SubscriptionId = string | number;
 
@@ -51,6 +51,8 @@ export type SubscriptionId = string | number;
 /** What the I/O reports from the wire (notifications take the route instead). */
 export type ListenWireEvent =
   | { type: 'listen.acknowledged'; honored: NotificationFilter }
+  /** An acknowledgment whose filter could not be read; `error`: the FilterError. */
+  | { type: 'listen.ack_malformed'; error: unknown }
   | { type: 'listen.result'; result: unknown }
   | { type: 'listen.error'; error: unknown }
   | { type: 'listen.cancelled'; reason: string | undefined }
@@ -160,6 +162,8 @@ export const subscriptionMachine = setup({
   guards: {
     ackBroaderThanRequested: ({ context, event }) =>
       event.type === 'listen.acknowledged' && !isWithin(event.honored, context.requested),
+    ackBroaderThanHonored: ({ context, event }) =>
+      event.type === 'listen.acknowledged' && !isWithin(event.honored, context.honored ?? {}),
     everAcknowledged: ({ context }) => context.honored !== undefined,
     readyInOtherEra: ({ event }) => event.type === 'connection.ready' && event.era !== 'modern',
     leftModernEra: ({ event }) => event.type === 'connection.era_changed' && event.to !== 'modern',
@@ -181,6 +185,19 @@ export const subscriptionMachine = setup({
       reason: ({ context, event }) => ({
         type: 'refused',
         error: new HonoredFilterTooBroadError(context.subscriptionId, context.requested, event.type === 'listen.acknowledged' ? event.honored : {}),
+      }),
+    }),
+    recordMalformedAck: assign({ reason: ({ context, event }) => (event.type === 'listen.ack_malformed' ? { type: 'refused', error: event.error } : context.reason) }),
+    recordViolation: assign({
+      reason: ({ context, event }) => ({
+        type: 'protocol_violation',
+        error: new AcknowledgmentViolationError(
+          context.subscriptionId,
+          event.type === 'listen.acknowledged' ? 'broader_than_honored' : 'malformed',
+          context.honored ?? {},
+          event.type === 'listen.acknowledged' ? event.honored : undefined,
+          event.type === 'listen.ack_malformed' ? { cause: event.error } : undefined,
+        ),
       }),
     }),
     recordResyncFailure: assign({ reason: ({ context, event }) => (event.type === 'resync.failed' ? { type: 'refused', error: event.error } : context.reason) }),
@@ -241,12 +258,18 @@ export const subscriptionMachine = setup({
               { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
               { target: 'active', actions: 'assignHonored' },
             ],
+            'listen.ack_malformed': { target: 'cancelling', actions: 'recordMalformedAck' },
           },
         },
         active: {
           // No deadline once open.
           entry: 'routeDeliver',
           exit: ['routeStop', 'forgetSnapshot'],
+          on: {
+            // A repeated acknowledgment within the honored filter changes nothing.
+            'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
+            'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
+          },
         },
         reopening: {
           after: { ackTimeout: { target: 'cancelling', actions: 'recordAckTimeout' } },
@@ -255,12 +278,15 @@ export const subscriptionMachine = setup({
               { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
               { target: 'resyncing', actions: 'assignHonored' },
             ],
+            'listen.ack_malformed': { target: 'cancelling', actions: 'recordMalformedAck' },
           },
         },
         resyncing: {
           entry: ['routeHold', 'startResync'],
           exit: ['cancelResync', 'routeStop'],
           on: {
+            'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
+            'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
             'resync.done': { target: 'active', actions: 'rememberSnapshot' },
             'resync.failed': [
               // The connection dropped mid-resync: `connection.lost` follows, wait for it there.

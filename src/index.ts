@@ -7,6 +7,7 @@ export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-re
 export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';
 export type { RequestOptions, Inspect } from './client/ports.ts';
 export {
+  AcknowledgmentViolationError,
   DEFAULT_ACK_TIMEOUT_MS,
   DEFAULT_MAILBOX_CAP,
   DeliveryDroppedError,

@@ -56,13 +56,13 @@ export class InboundRouter {
     this.#fallbackFor(method, params);
   }
 
-  /** The honored filter is untrusted input too: a malformed one refuses the stream with a typed error. */
+  /** The honored filter is untrusted input too: a malformed one is reported to the stream as such, with a typed error. */
   #acknowledge(stream: ListenHandlers, notifications: unknown): void {
     let honored: NotificationFilter;
     try {
       honored = validateFilter(notifications ?? {}, { allowTaskIds: true, acknowledged: true });
     } catch (error) {
-      return stream.error(error as FilterError);
+      return stream.malformedAcknowledgment(error as FilterError);
     }
     stream.acknowledged(honored);
   }

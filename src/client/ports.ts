@@ -29,12 +29,14 @@ export interface RequestPort {
 /** What the peer sends for one `subscriptions/listen` stream. */
 export interface ListenHandlers {
   acknowledged(honored: NotificationFilter): void;
+  /** An acknowledgment whose honored filter is malformed (the filter is untrusted input too). */
+  malformedAcknowledgment(error: FilterError): void;
   /** A notification tagged with this stream's id (not the acknowledgment). */
   notification(method: string, params: JsonObject): void;
   /** The server answered the listen request: a graceful end. */
   result(result: JsonObject): void;
-  /** The server answered with an error (a JSON-RPC error, an HTTP status with none, or a malformed acknowledgment). */
-  error(error: RpcError | HttpStatusError | FilterError): void;
+  /** The server answered with an error (a JSON-RPC error, or an HTTP status with none). */
+  error(error: RpcError | HttpStatusError): void;
   /** The server sent `notifications/cancelled` for the listen request. */
   cancelled(reason: string | undefined): void;
   /** The stream ended with no answer (an HTTP response stream closed, the transport dropped). */

@@ -13,7 +13,7 @@
  * gives each named closure its own property dictionary).
  */
 import type { ListenCommand, ListenInput, ListenWireEvent, ResyncEvent, SubscriptionEvent } from '../../machines/subscription.machine.ts';
-import { filterAllows, type NotificationFilter } from '../protocol/filter.ts';
+import { filterAllows, type FilterError, type NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { RpcError } from '../protocol/errors.ts';
 import type { Mailbox } from './mailbox.ts';
@@ -174,6 +174,10 @@ class ListenRun implements ListenHandlers {
     this.acknowledgedAt ??= performance.now();
     // Usually the server honors the request as sent: keep one copy of it per stream, not two.
     this.report({ type: 'listen.acknowledged', honored: sameFilter(honored, this.requested) ? this.requested : honored });
+  }
+
+  malformedAcknowledgment(error: FilterError): void {
+    this.report({ type: 'listen.ack_malformed', error });
   }
 
   result(result: JsonObject): void {

@@ -25,7 +25,7 @@ import type { ConnectionLifecycleEvent, ListenPort } from './ports.ts';
 import { LeanActor, type Clock, type Inspector, type LeanActorHost } from './lean-actor.ts';
 import { StreamWire, type StreamIo } from './stream-io.ts';
 
-export { HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
+export { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
 
 /** Default wait for `notifications/subscriptions/acknowledged` (opening and reopening only). */

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
-import { HonoredFilterTooBroadError, ListenAckTimeoutError, ListenNotAcknowledgedError } from '../../src/client/subscription.ts';
+import { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError, ListenNotAcknowledgedError } from '../../src/client/subscription.ts';
 import { RpcError, WrongEraError } from '../../src/protocol/errors.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
 import { scriptedStdio } from '../fixtures/stdio-peers.ts';
@@ -64,12 +64,42 @@ describe('listen against a scripted peer', () => {
     expect((await received(client)).map((message) => message.method)).toEqual(['notifications/cancelled']);
   });
 
-  it('a malformed acknowledgment refuses the stream with a typed error', async () => {
+  it('a malformed acknowledgment refuses the stream with a typed error and cancels it on the wire', async () => {
     const client = await scripted('malformed');
     const failure = await client.listen({ toolsListChanged: true }, () => {}).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(FilterError);
     expect(failure).toMatchObject({ problem: 'wrong_type' });
     expect(client.state).toBe('online.ready.modern');
+    expect((await received(client)).map((message) => message.method)).toEqual(['notifications/cancelled']);
+  });
+
+  it.each([
+    ['reack-broader', 'broader_than_honored'],
+    ['reack-malformed', 'malformed'],
+  ])('a second acknowledgment of an open stream (%s) ends it as a protocol violation and cancels it on the wire', async (behaviour, problem) => {
+    const client = await scripted(behaviour);
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    const reason = await stream.closed;
+    expect(reason.type).toBe('protocol_violation');
+    const error = (reason as { error: unknown }).error;
+    expect(error).toBeInstanceOf(AcknowledgmentViolationError);
+    expect(error).toMatchObject({ problem, subscriptionId: stream.id, honored: { toolsListChanged: true } });
+    if (problem === 'malformed') expect((error as Error).cause).toBeInstanceOf(FilterError);
+    const cancels = (await received(client)).filter((message) => message.method === 'notifications/cancelled');
+    expect(cancels).toEqual([expect.objectContaining({ params: expect.objectContaining({ requestId: stream.id }) })]);
+    expect(client.state).toBe('online.ready.modern');
+  });
+
+  it('a repeated acknowledgment within the honored filter changes nothing', async () => {
+    const client = await scripted('reack-same');
+    const inbox: SubscriberMessage[] = [];
+    const stream = await client.listen({ toolsListChanged: true }, (message) => void inbox.push(message));
+    // The peer answers in order: once this request is answered, both acknowledgments were read.
+    await client.request('tools/list');
+    expect(stream.actor.getSnapshot().value).toEqual({ listening: 'active' });
+    expect(inbox).toEqual([]);
+    stream.close();
+    expect(await stream.closed).toEqual({ type: 'local' });
   });
 
   it('a narrower acknowledgment is kept as the honored filter', async () => {

@@ -14,7 +14,12 @@ import {
   type RelistenPolicy,
   type SubscriptionEvent,
 } from '../../machines/subscription.machine.ts';
-import { HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from '../../machines/subscription-errors.ts';
+import {
+  AcknowledgmentViolationError,
+  HonoredFilterTooBroadError,
+  ListenAckTimeoutError,
+  ResyncInterruptedError,
+} from '../../machines/subscription-errors.ts';
 
 const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a', 'file:///b'] };
 
@@ -103,6 +108,14 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       expect(h.log).toEqual(['listen.open 7', 'listen.cancel', 'listen.release']);
     });
 
+    it('a malformed acknowledgment is refused with its error and cancelled on the wire', () => {
+      const h = harness(runtime);
+      const error = new Error('toolsListChanged must be a boolean');
+      h.actor.send({ type: 'listen.ack_malformed', error });
+      expect(h.output()).toEqual({ type: 'refused', error });
+      expect(h.log).toEqual(['listen.open 7', 'listen.cancel', 'listen.release']);
+    });
+
     it('an acknowledgment naming an unrequested URI is broader too', () => {
       const h = harness(runtime);
       h.actor.send({ type: 'listen.acknowledged', honored: { resourceSubscriptions: ['file:///c'] } });
@@ -177,6 +190,41 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       h.actor.send({ type: 'subscriber.stopped' });
       expect(h.output()).toEqual({ type: 'local' });
       expect(h.log).toContain('listen.cancel');
+    });
+
+    it('a second acknowledgment broader than the honored filter is a protocol violation: ended and cancelled on the wire', () => {
+      const h = harness(runtime);
+      const narrower = { toolsListChanged: true };
+      h.actor.send({ type: 'listen.acknowledged', honored: narrower });
+      // Still within what was requested, but more than the server honored before.
+      h.actor.send({ type: 'listen.acknowledged', honored: requested });
+      const reason = h.output();
+      expect(reason?.type).toBe('protocol_violation');
+      const error = reason?.type === 'protocol_violation' ? reason.error : undefined;
+      expect(error).toBeInstanceOf(AcknowledgmentViolationError);
+      expect(error).toMatchObject({ problem: 'broader_than_honored', honored: narrower, acknowledged: requested, subscriptionId: 7 });
+      expect(h.log).toEqual(['listen.open 7', 'delivery.start', 'delivery.stop', 'listen.cancel', 'listen.release']);
+    });
+
+    it('a malformed second acknowledgment is a protocol violation too, its FilterError the cause', () => {
+      const h = harness(runtime);
+      h.open();
+      const cause = new Error('malformed filter');
+      h.actor.send({ type: 'listen.ack_malformed', error: cause });
+      const reason = h.output();
+      expect(reason?.type).toBe('protocol_violation');
+      expect(reason?.type === 'protocol_violation' && reason.error).toMatchObject({ problem: 'malformed', cause });
+      expect(h.log).toContain('listen.cancel');
+    });
+
+    it('a second acknowledgment within the honored filter changes nothing', () => {
+      const h = harness(runtime);
+      h.open();
+      h.actor.send({ type: 'listen.acknowledged', honored: requested });
+      h.actor.send({ type: 'listen.acknowledged', honored: { toolsListChanged: true } });
+      expect(h.state()).toEqual({ listening: 'active' });
+      expect(h.actor.getSnapshot().context.honored).toEqual(requested);
+      expect(h.log).toEqual(['listen.open 7', 'delivery.start']);
     });
 
     it('a dropped delivery closes as delivery_dropped with the cap and cancels', () => {
