@@ -51,7 +51,7 @@ export interface ConnectionOptions {
   era?: EraPreference;
   clientInfo?: Implementation;
   capabilities?: JsonObject;
-  /** Every request's deadline unless it gives its own (default 30 s); also how long a negotiation step waits for an answer. */
+  /** Every request's deadline unless it gives its own (default 30 s); also how long a negotiation step waits for an answer (at least `probeTimeoutMs`). */
   requestTimeoutMs?: number;
   /**
    * How long a first `server/discover` probe on stdio waits alone before `initialize` goes out beside it
@@ -145,7 +145,7 @@ export class Connection implements ListenPort {
             this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
           };
         }),
-        negotiate: negotiationWithWire(() => this.#negotiationWire(), this.#options, this.#options.requestTimeoutMs),
+        negotiate: negotiationWithWire(() => this.#negotiationWire(), this.#options, this.#negotiationPatienceMs()),
       },
     });
     const backoff = options.reconnect === false ? false : { ...DEFAULT_BACKOFF, ...options.reconnect };
@@ -155,7 +155,7 @@ export class Connection implements ListenPort {
       input: {
         backoff,
         random,
-        negotiation: { era: this.#options.era, probeTimeoutMs: this.#options.probeTimeoutMs, patienceMs: this.#options.requestTimeoutMs },
+        negotiation: { era: this.#options.era, probeTimeoutMs: this.#options.probeTimeoutMs, patienceMs: this.#negotiationPatienceMs() },
       },
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
@@ -223,6 +223,11 @@ export class Connection implements ListenPort {
     const flatten = (v: unknown): string =>
       typeof v === 'string' ? v : Object.entries(v as Record<string, unknown>).map(([k, inner]) => `${k}.${flatten(inner)}`).join(',');
     return flatten(value);
+  }
+
+  /** An ordinary request's patience, and never less than the probe timeout: how long a negotiation step waits for an answer. */
+  #negotiationPatienceMs(): number {
+    return Math.max(this.#options.requestTimeoutMs, this.#options.probeTimeoutMs);
   }
 
   /** The current transport as negotiation needs it; switching the era goes through here so the envelope follows. */

@@ -36,8 +36,7 @@ async function start(
   inspect?: (event: InspectionEvent) => void,
 ) {
   const peer = officialStdio(flags, peerOptions);
-  // A patient probe: a dual-era server started under tsx on two busy cores may answer server/discover after 2 s and be taken for legacy.
-  const client = createClient({ transport: peer.factory, reconnect: fastReconnect, probeTimeoutMs: 15_000, ...(inspect ? { inspect } : {}) });
+  const client = createClient({ transport: peer.factory, reconnect: fastReconnect, ...(inspect ? { inspect } : {}) });
   clients.push(client);
   const listens = vi.spyOn(client, 'listen');
   const listeners = vi.spyOn(client, 'subscribeNotifications');

@@ -26,13 +26,6 @@ afterEach(async () => {
 
 const fastReconnect = { maxAttempts: 40, baseDelayMs: 10, maxDelayMs: 200 };
 /**
- * A stdio server started under tsx on two busy cores can take longer than the
- * default 2 s probe to answer server/discover, and the client would then settle
- * on the legacy era; these tests are about listen, not about probe timing.
- */
-const patientProbeMs = 15_000;
-
-/**
  * One server per test, reachable over the named transport, with a way to
  * kill, restart and stop it. `wire` records what the client sends it; over
  * HTTP `posts` records each POST with the abort signal of its response.
@@ -75,7 +68,7 @@ async function serve(transport: 'stdio' | 'http', args: string[] = []): Promise<
 }
 
 async function connect(server: Server, options: { reconnect?: typeof fastReconnect | false } = {}): Promise<McpClient> {
-  const client = createClient({ transport: server.factory, reconnect: options.reconnect ?? fastReconnect, probeTimeoutMs: patientProbeMs });
+  const client = createClient({ transport: server.factory, reconnect: options.reconnect ?? fastReconnect });
   clients.push(client);
   await client.connect();
   expect(client.era).toBe('modern');
@@ -256,7 +249,7 @@ describe('a listen stream cut on the way (the official server still up), over HT
     const fixture = await startHttpFixture('official');
     fixtures.push(fixture);
     const cut = cuttableFetch();
-    const client = createClient({ transport: httpTransport({ url: fixture.url, fetch: cut.fetch }), reconnect, probeTimeoutMs: patientProbeMs });
+    const client = createClient({ transport: httpTransport({ url: fixture.url, fetch: cut.fetch }), reconnect });
     clients.push(client);
     await client.connect();
     return { client, cut };
@@ -289,7 +282,7 @@ describe('a listen stream cut on the way (the official server still up), over HT
 describe('how a restart can end a stream', () => {
   it('a reconnect that lands on a legacy server ends it as era_changed', async () => {
     const peer = officialStdio([], { restartArgs: ['--modern-off'] });
-    const client = createClient({ transport: peer.factory, reconnect: fastReconnect, probeTimeoutMs: patientProbeMs });
+    const client = createClient({ transport: peer.factory, reconnect: fastReconnect });
     clients.push(client);
     await client.connect();
     const stream = await client.listen({ toolsListChanged: true }, () => {});
@@ -299,7 +292,7 @@ describe('how a restart can end a stream', () => {
 
   it('exhausted reconnection ends it as reconnect_exhausted', async () => {
     const peer = officialStdio([], { failAfter: 1 });
-    const client = createClient({ transport: peer.factory, reconnect: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 }, probeTimeoutMs: patientProbeMs });
+    const client = createClient({ transport: peer.factory, reconnect: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } });
     clients.push(client);
     await client.connect();
     const stream = await client.listen({ toolsListChanged: true }, () => {});

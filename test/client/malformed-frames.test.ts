@@ -75,14 +75,14 @@ describe('malformed frames from the peer', () => {
 });
 
 describe('a modern peer slower than the probe', () => {
-  it('is still found modern: initialize is refused, and a patient second probe answers', async () => {
+  it('is still found modern: the initialize sent beside the probe is refused, and the late discover answer decides', async () => {
     const slow = createClient({ transport: scriptedStdio(['--era', 'modern', '--discover-delay', '150']).factory, probeTimeoutMs: 50 });
     await slow.connect();
     expect(slow.era).toBe('modern');
     await slow.disconnect();
   });
 
-  it('is still found modern with the era pinned to modern: the unanswered probe is asked again, patiently', async () => {
+  it('is still found modern with the era pinned to modern: the probe timeout does not apply', async () => {
     const slow = createClient({ transport: scriptedStdio(['--era', 'modern', '--discover-delay', '150']).factory, probeTimeoutMs: 50, era: 'modern' });
     await slow.connect();
     expect(slow.era).toBe('modern');
