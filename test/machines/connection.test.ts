@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
-import {
-  backoffDelay,
-  connectionMachine,
-  type ConnectionEmitted,
-  type Negotiated,
-} from '../../machines/connection.machine.ts';
+import { backoffDelay, connectionMachine, type ConnectionEmitted } from '../../machines/connection.machine.ts';
 import { negotiationMachine } from '../../machines/negotiation.machine.ts';
+import { negotiated } from './negotiated.ts';
 
-const negotiated = (era: 'legacy' | 'modern'): Negotiated => ({
-  era,
-  protocolVersion: era === 'modern' ? '2026-07-28' : '2025-11-25',
-  capabilities: {},
-  serverInfo: undefined,
-  instructions: undefined,
-});
 
 /** A transport that the test opens and fails by hand, and a negotiation whose probe answers from a script. */
 /** What one negotiation's probe answers: an era, a failure, or nothing at all. */

@@ -12,17 +12,11 @@ import {
   type NegotiationInput,
 } from '../../machines/negotiation.machine.ts';
 import { NegotiationError } from '../../machines/negotiation-errors.ts';
+import { negotiated } from './negotiated.ts';
 
 const PROBE_MS = 2_000;
 const PATIENCE_MS = 30_000;
 
-const negotiated = (era: 'legacy' | 'modern'): Negotiated => ({
-  era,
-  protocolVersion: era === 'modern' ? '2026-07-28' : '2025-11-25',
-  capabilities: {},
-  serverInfo: undefined,
-  instructions: undefined,
-});
 
 /** A negotiation whose wire records what it was asked to send; the test plays the server's answers. */
 function negotiation(input: Partial<NegotiationInput> = {}) {
