@@ -37,7 +37,8 @@ import { type Era, type EraPreference, type Implementation } from '../protocol/v
 import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../transport/transport.ts';
 import { InboundRouter } from './inbound-router.ts';
 import { ListenRoutes } from './listen-routes.ts';
-import { DEFAULT_PROBE_TIMEOUT_MS, modernEnvelope, negotiationWithWire, type NegotiationWire } from './negotiation.ts';
+import { DEFAULT_PROBE_TIMEOUT_MS, negotiationWithWire, type NegotiationWire } from './negotiation.ts';
+import { Outbound } from './outbound.ts';
 import { PendingRequests } from './pending-requests.ts';
 import type { Inspect, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
 
@@ -92,10 +93,7 @@ export class Connection implements ListenPort {
   readonly #listenRoutes: ListenRoutes;
   readonly #listeners = new Set<(notice: ConnectionNotice) => void>();
   #transport: ClientTransport | undefined;
-  /** The era the current transport speaks: set by each negotiation step, then by the outcome. */
-  #speaking: Era | undefined;
-  /** The modern `_meta` envelope, built once. */
-  readonly #envelope: JsonObject;
+  readonly #outbound: Outbound;
   #negotiated: Negotiated | undefined;
   #ready = false;
   #closing: Promise<void> = Promise.resolve();
@@ -108,7 +106,7 @@ export class Connection implements ListenPort {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     };
-    this.#envelope = modernEnvelope(this.#options.clientInfo, this.#options.capabilities);
+    this.#outbound = new Outbound(this.#options);
     this.router = new InboundRouter((error) => this.#report(error));
     this.#listenRoutes = new ListenRoutes(this.router.streams, {
       readyTransport: () => (this.#ready ? this.#transport : undefined),
@@ -140,7 +138,7 @@ export class Connection implements ListenPort {
             open = false;
             this.#ready = false;
             this.#transport = undefined;
-            this.#speaking = undefined;
+            this.#outbound.forget();
             this.#pending.failAll((method) => new ConnectionLostError(method));
             this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
           };
@@ -237,27 +235,15 @@ export class Connection implements ListenPort {
       request: (method, params, options) => this.#request(method, params, options),
       notify: (method) => this.#transmit({ jsonrpc: '2.0', method }),
       speak: (protocol) => {
-        if (this.#transport !== transport) return;
-        this.#speaking = protocol.era;
-        transport?.setProtocol(protocol);
+        if (transport !== undefined && this.#transport === transport) this.#outbound.speak(transport, protocol);
       },
     };
   }
 
-  /**
-   * The one way out: every message the client sends (requests, the cancels
-   * of probes, calls and listens, replies to the server's requests) leaves
-   * through here, so none can go without the envelope of the era the wire
-   * speaks; the transport adds that era's headers. `message` is one the
-   * connection built: its params are replaced, never changed.
-   */
+  /** Everything the client sends goes this way (outbound.ts), on the current transport unless told which. */
   #transmit(message: JsonRpcMessage, transport: ClientTransport | undefined = this.#transport): Promise<void> {
     if (!transport) return Promise.reject(new NotConnectedError(this.stateName(), 'method' in message ? message.method : undefined));
-    if (this.#speaking === 'modern' && 'method' in message) {
-      const params = message.params;
-      message.params = { ...params, _meta: { ...this.#envelope, ...(params?._meta as JsonObject | undefined) } };
-    }
-    return transport.send(message);
+    return this.#outbound.send(message, transport);
   }
 
   #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {

@@ -34,13 +34,6 @@ export interface NegotiationIdentity {
   capabilities: JsonObject;
 }
 
-/** The modern `_meta` envelope every 2026-07-28 request carries. */
-export const modernEnvelope = (clientInfo: Implementation, capabilities: JsonObject): JsonObject => ({
-  [MetaKey.protocolVersion]: MODERN_VERSION,
-  [MetaKey.clientInfo]: clientInfo,
-  [MetaKey.clientCapabilities]: capabilities,
-});
-
 /** Modern errors a server returns when it does speak 2026-07-28 but refuses the request as sent. */
 const MODERN_REFUSALS: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
 
