@@ -8,7 +8,8 @@
  *   listen stream listens again under its own id, hands its subscriber a
  *   resync snapshot and delivers live events again; none ends, none as
  *   `era_changed`, and the connection never changes era;
- * - a first connect that misses the 2 s probe timeout is still modern;
+ * - a first connect that misses the 2 s probe timeout is still modern, and
+ *   a legacy-only server that slow is still legacy;
  * - `era: 'modern'` with a probe timeout of 1 ms negotiates modern, and so
  *   does `auto`, and the server agrees (it serves a listen).
  *
@@ -30,13 +31,13 @@ const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, i
 const RESTART_DELAYS_MS = [8_000, 0, 2_500, 500, 6_000, 1_200, 4_000, 200, 3_000, 7_000];
 
 /** The official dual-era server, started `delays[attempt]` ms late on each connection attempt. */
-function delayedOfficial(delays: (attempt: number) => number) {
+function delayedOfficial(delays: (attempt: number) => number, flags: string[] = []) {
   const transports: StdioClientTransport[] = [];
   const factory: TransportFactory = () => {
     const delay = delays(transports.length);
     const transport = stdioTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', fixture('delayed-start.ts'), String(delay), fixture('official-stdio-server.ts')],
+      args: ['--import', 'tsx', fixture('delayed-start.ts'), String(delay), fixture('official-stdio-server.ts'), ...flags],
       stderr: 'ignore',
     })();
     transports.push(transport);
@@ -142,6 +143,22 @@ describe('a dual-era server slow to restart (the official 2.4.0 serveStdio behin
     expect(initialize?.params._meta).toMatchObject({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' });
     const stream = await client.listen({ toolsListChanged: true }, () => {});
     expect(stream.honoredFilter).toEqual({ toolsListChanged: true });
+  }, 60_000);
+});
+
+describe('a legacy-only server slow to start (the official 2.4.0 McpServer without serveStdio)', () => {
+  it('is legacy: it answers the initialize sent beside the probe, envelope and all', async () => {
+    const server = delayedOfficial(() => 3_000, ['--modern-off']);
+    const wire = new WireRecord(server.factory);
+    const client = createClient({ transport: wire.factory });
+    clients.push(client);
+    await client.connect();
+    expect(client.era).toBe('legacy');
+    // One initialize, the one that went out beside the unanswered probe, under the modern envelope.
+    const initializes = wire.calls('initialize');
+    expect(initializes).toHaveLength(1);
+    expect(initializes[0]!.params._meta).toMatchObject({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' });
+    expect((await client.callTool('echo', { text: 'legacy' })).content).toEqual([{ type: 'text', text: 'legacy' }]);
   }, 60_000);
 });
 
