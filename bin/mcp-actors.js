@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// Runs src/cli/main.ts in this process with tsx's ESM loader registered, so
-// signals (Ctrl-C) reach the CLI directly. Paths resolve from this file, so
-// it works from any working directory.
-import { register } from 'tsx/esm/api';
+// The `mcp-actors` command: the compiled CLI, run in this process with plain
+// node, so signals (Ctrl-C) reach it directly. Paths resolve from this file,
+// so it works from any working directory. In a git checkout, dist/ exists
+// once `npm run build` has run (`npm start` and `npm test` run it).
+import { existsSync } from 'node:fs';
 
-register();
-await import(new URL('../src/cli/main.ts', import.meta.url).href);
+const main = new URL('../dist/src/cli/main.js', import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write('mcp-actors: dist/ is not built; run `npm run build` in the package first\n');
+  process.exit(1);
+}
+await import(main.href);

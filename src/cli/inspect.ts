@@ -6,14 +6,18 @@
  * streams its snapshots and events there.
  */
 import { createServer } from 'node:net';
-import { createWebSocketInspector } from '@statelyai/inspect';
-import { createInspectorServer } from '@statelyai/inspect/server';
 import type { Inspect } from '../client/ports.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 
 export class InspectorPortError extends McpActorsError {
   override readonly name = 'InspectorPortError';
   readonly code = 'inspector_port';
+}
+
+/** `--inspect` without @statelyai/inspect installed (an optional peer dependency of the package). */
+export class InspectorUnavailableError extends McpActorsError {
+  override readonly name = 'InspectorUnavailableError';
+  readonly code = 'inspector_unavailable';
 }
 
 export interface RunningInspector {
@@ -28,6 +32,7 @@ export interface RunningInspector {
 export async function startInspector(port: number): Promise<RunningInspector> {
   // The inspector server cannot report a busy port to its caller (it throws from an event), so check first.
   await assertPortFree(port);
+  const { createWebSocketInspector, createInspectorServer } = await loadInspect();
   const server = createInspectorServer({ port, autoOpen: false });
   const websocket = `ws://localhost:${port}`;
   const inspector = createWebSocketInspector({ url: websocket });
@@ -40,6 +45,20 @@ export async function startInspector(port: number): Promise<RunningInspector> {
       server.stop();
     },
   };
+}
+
+/** Loaded only here, so a watch without --inspect (and every service using the library) never loads it. */
+async function loadInspect() {
+  try {
+    const [{ createWebSocketInspector }, { createInspectorServer }] = await Promise.all([
+      import('@statelyai/inspect'),
+      import('@statelyai/inspect/server'),
+    ]);
+    return { createWebSocketInspector, createInspectorServer };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new InspectorUnavailableError('--inspect needs @statelyai/inspect beside mcp-actors: npm install @statelyai/inspect', { cause: error });
+  }
 }
 
 function assertPortFree(port: number): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The `mcp-actors` command (bin/mcp-actors.js runs this file through tsx).
+ * The `mcp-actors` command (bin/mcp-actors.js runs the compiled file with plain node).
  *
  * Exit codes: 0 after Ctrl-C or --help, 1 when the server cannot be watched
  * or the connection ends on its own, 2 for a bad command line. Every failure

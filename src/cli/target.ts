@@ -13,9 +13,14 @@ import type { ClientTransport, TransportEvents, TransportFactory } from '../tran
 import { DEFAULT_DEMO_RESTART_AFTER_MS } from '../demo/demo-defaults.ts';
 import type { WatchTarget } from './args.ts';
 
-const DEMO_SERVER = fileURLToPath(new URL('../demo/demo-server.ts', import.meta.url));
-/** Absolute, so the child finds tsx whatever the working directory. */
-const TSX_LOADER = import.meta.resolve('tsx');
+/**
+ * The demo beside this module, run the way this module runs: the compiled
+ * `.js` with plain node (the package, `npm start`), or, when the CLI is run
+ * from its TypeScript sources, the `.ts` under the same loader flags.
+ */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const DEMO_SERVER = fileURLToPath(new URL(`../demo/demo-server.${FROM_SOURCE ? 'ts' : 'js'}`, import.meta.url));
+const DEMO_NODE_ARGS = FROM_SOURCE ? process.execArgv : [];
 
 export interface TargetDescription {
   transport: TransportFactory;
@@ -37,7 +42,7 @@ export function transportFor(target: WatchTarget, onSpawn: (pid: number, command
       // Only the first process is told to crash: the respawn after the reconnect stays up.
       const options = (): StdioTransportOptions => ({
         command: process.execPath,
-        args: ['--import', TSX_LOADER, DEMO_SERVER, ...(spawns++ === 0 && restartAfterMs > 0 ? ['--exit-after-ms', String(restartAfterMs)] : [])],
+        args: [...DEMO_NODE_ARGS, DEMO_SERVER, ...(spawns++ === 0 && restartAfterMs > 0 ? ['--exit-after-ms', String(restartAfterMs)] : [])],
       });
       return { transport: reportingStdio(options, 'demo server', onSpawn), label: 'the demo server' };
     }

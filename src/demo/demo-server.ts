@@ -1,7 +1,7 @@
 /**
  * The demo server over this process's stdio (both eras):
  *
- *   node --import tsx src/demo/demo-server.ts [--interval-ms N] [--exit-after-ms N]
+ *   node dist/src/demo/demo-server.js [--interval-ms N] [--exit-after-ms N]   (from source: node --import tsx src/demo/demo-server.ts)
  *
  * --interval-ms (default 2000, or MCP_ACTORS_DEMO_INTERVAL_MS): time between changes.
  * --exit-after-ms: exit with code 75 (EX_TEMPFAIL) after that long, as a

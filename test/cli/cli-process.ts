@@ -8,7 +8,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/mcp-actors.js', import.meta.url));
 export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -110,9 +109,9 @@ export class CliRun {
 
 const runs = new Set<CliRun>();
 
-/** `watch` through `node --import tsx src/cli/main.ts`. */
+/** `watch` through the compiled bin with plain node, as a user runs it (the suite's global setup builds dist/). */
 export const watchCli = (args: string[], env?: Record<string, string>) =>
-  new CliRun(process.execPath, ['--import', 'tsx', MAIN, 'watch', ...args], env ? { env } : {});
+  new CliRun(process.execPath, [BIN, 'watch', ...args], env ? { env } : {});
 
 /** Fast demo settings: a change every 100 ms and the built-in crash after `restartAfterMs`. */
 export const fastDemoEnv = (restartAfterMs: number): Record<string, string> => ({

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliRun, fastDemoEnv, killAllCliRuns, MAIN, watchCli } from './cli-process.ts';
+import { BIN, CliRun, fastDemoEnv, killAllCliRuns, watchCli } from './cli-process.ts';
 
 afterEach(killAllCliRuns);
 
@@ -28,7 +28,7 @@ const plain = (text: string) => text.replace(/\x1b\[\d+m/g, '').replace(/\r/g, '
  * does) dies of the Ctrl-C itself and `script` reports its 130, not ours.
  */
 const watchOnTerminal = (args: string[]) =>
-  new CliRun('script', ['-qfec', ['exec', process.execPath, '--import', 'tsx', MAIN, 'watch', ...args].join(' '), '/dev/null'], {
+  new CliRun('script', ['-qfec', ['exec', process.execPath, BIN, 'watch', ...args].join(' '), '/dev/null'], {
     env: fastDemoEnv(0),
     stdin: 'pipe',
   });
