@@ -1,0 +1,34 @@
+// The consumer's client, shared by client.mjs (import) and client.cjs
+// (require): for each era, start `serverFile` over stdio, list the tools,
+// open a listen stream (modern) or a notification listener (legacy), have the
+// server add a tool, and wait for the one tools/list_changed. Prints one JSON
+// line per era; any failure rejects (the caller exits 1).
+exports.run = async function run(lib, serverFile) {
+  for (const era of ['modern', 'legacy']) {
+    const client = lib.createClient({
+      transport: lib.stdioTransport({ command: process.execPath, args: [serverFile] }),
+      era,
+      reconnect: false,
+    });
+    await client.connect();
+    const before = (await client.listTools()).map((tool) => tool.name);
+    const notifications = [];
+    let heard;
+    const notified = new Promise((resolve) => (heard = resolve));
+    const subscriber = (message) => {
+      if (message.type !== 'notification') return;
+      notifications.push(message.method);
+      heard();
+    };
+    const filter = { toolsListChanged: true };
+    const handle = era === 'modern' ? await client.listen(filter, subscriber) : await client.subscribeNotifications(filter, subscriber);
+    await client.callTool('add_tool', {});
+    await notified;
+    const after = (await client.listTools()).map((tool) => tool.name);
+    const negotiated = { era: client.era, protocolVersion: client.protocolVersion };
+    if (era === 'modern') handle.close();
+    else await client.unsubscribeNotifications(handle);
+    await client.disconnect();
+    console.log(JSON.stringify({ asked: era, ...negotiated, before, notifications, after }));
+  }
+};

@@ -1,0 +1,4 @@
+const { createServer } = require('mcp-actors/server');
+const { serve } = require('./server-tools.cjs');
+
+serve({ createServer });

@@ -1,0 +1,4 @@
+import { createServer } from 'mcp-actors/server';
+import { serve } from './server-tools.cjs';
+
+serve({ createServer });

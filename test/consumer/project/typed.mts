@@ -1,0 +1,60 @@
+// A typed ESM consumer: type-checked, never run. It uses the public types of
+// both entry points the way a service would, so a declaration that depends on
+// our own compiler options fails here.
+import {
+  createChangeCache,
+  createClient,
+  DEFAULT_BACKOFF,
+  httpTransport,
+  McpActorsError,
+  stdioTransport,
+  type ClosedReason,
+  type ListenStream,
+  type SubscriberMessage,
+} from 'mcp-actors';
+import { createInProcessBus, createServer, DEFAULT_LIMITS, type ChangeEvent, type ToolHandler } from 'mcp-actors/server';
+
+const describe = (reason: ClosedReason): string => {
+  switch (reason.type) {
+    case 'reconnect_exhausted':
+      return `gave up after ${reason.attempts} attempts`;
+    case 'delivery_dropped':
+      return `shed at ${reason.cap}`;
+    default:
+      return reason.type;
+  }
+};
+
+const client = createClient({
+  transport: process.env.URL ? httpTransport({ url: process.env.URL }) : stdioTransport({ command: 'node', args: ['server.mjs'], stderr: 'inherit' }),
+  era: 'auto',
+  reconnect: { ...DEFAULT_BACKOFF, maxAttempts: 3 },
+});
+await client.connect();
+const names: string[] = (await client.listTools()).map((tool) => String(tool.name));
+const stream: ListenStream = await client.listen({ toolsListChanged: true }, (message: SubscriberMessage) => {
+  if (message.type === 'notification') console.log(message.method, message.params);
+  if (message.type === 'closed') console.log(describe(message.reason));
+});
+const reason: ClosedReason = await stream.closed;
+const cache = createChangeCache(client, { interest: { tools: true, prompts: false, resources: false, uris: [] } });
+const first = names[0]; // string | undefined under noUncheckedIndexedAccess
+console.log(first?.length, reason.type, cache.filter, (await cache.tools({ mode: 'stale' })).freshness);
+try {
+  await client.callTool('echo', { text: 'hi' }, { timeoutMs: 1_000, signal: AbortSignal.timeout(2_000) });
+} catch (error) {
+  if (error instanceof McpActorsError) console.log(error.code);
+}
+await client.disconnect();
+
+const echo: ToolHandler = (args, context) => {
+  void context.progress(1, 1);
+  return { content: [{ type: 'text', text: String(args.text) }] };
+};
+const bus = createInProcessBus();
+const server = createServer({ name: 'typed', version: '1.0.0', bus, limits: { maxListenStreams: DEFAULT_LIMITS.maxListenStreams } });
+server.defineTool('echo', { description: 'Echo', inputSchema: { type: 'object' } }, echo);
+const event: ChangeEvent = { type: 'resource_updated', uri: 'file:///x' };
+bus.publish(event);
+server.notifyToolsListChanged();
+await server.close();

@@ -1,0 +1,162 @@
+/**
+ * The consumer test (`npm run test:consumer`; .ci/run runs it): packs this
+ * repository as npm would publish it, installs the tarball into fresh
+ * temporary projects with npm and with pnpm (no hoisting, so an undeclared
+ * dependency fails), and uses it there as a Node service would. Every check is
+ * its own step; a failing step says what failed and the others still run.
+ *
+ *   npx tsx test/consumer/run.ts [--keep]   (--keep: leave the temporary projects for a look)
+ *
+ * Prints one line per step and `consumer test: N steps passed, M failed`;
+ * writes the counts to .tmp/consumer.json for .ci/run's closing line. Needs
+ * only the npm registry (pnpm comes from devDependencies).
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { assertSucceeded, Child, runToEnd } from './child.ts';
+import { checkClientOutput, checkTarball, checkTypeDiagnostics, type PackedFile } from './checks.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PROJECT_FILES = fileURLToPath(new URL('./project', import.meta.url));
+const BIN = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+const INSTALL_MS = 240_000;
+const RUN_MS = 60_000;
+const TSC_MS = 180_000;
+
+const work = mkdtempSync(join(tmpdir(), 'mcp-actors-consumer-'));
+const results: { name: string; ok: boolean }[] = [];
+
+async function step(name: string, body: () => Promise<string | void>): Promise<boolean> {
+  const started = Date.now();
+  try {
+    const detail = await body();
+    console.log(`ok   ${name}${detail ? ` — ${detail}` : ''} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    results.push({ name, ok: true });
+    return true;
+  } catch (error) {
+    console.log(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    results.push({ name, ok: false });
+    return false;
+  }
+}
+
+let tarball = '';
+await step('pack: npm pack holds dist/, README, LICENSE, package.json and nothing of the repository else', async () => {
+  const packed = assertSucceeded(await runToEnd('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, timeoutMs: INSTALL_MS }), 'npm pack');
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: PackedFile[]; size: number }];
+  tarball = join(work, info.filename);
+  return `${checkTarball(info.files)}, ${(info.size / 1024).toFixed(0)} kB packed`;
+});
+
+await step('attw: no problem for ".", "./server" under node16 (ESM) and bundler', async () => {
+  // node16 from CommonJS is judged by attw's TypeScript 5.6, which predates require() of ES modules
+  // (TypeScript 5.8 under `module: nodenext`); the typed consumer below compiles a .cts that does it.
+  const checked = await runToEnd(BIN('attw'), [tarball, '--profile', 'node16', '--ignore-rules', 'cjs-resolves-to-esm', '--no-color', '--no-emoji'], { cwd: work, timeoutMs: RUN_MS });
+  assertSucceeded(checked, 'attw');
+});
+
+await step('publint --strict: no error or warning', async () => {
+  const linted = assertSucceeded(await runToEnd(BIN('publint'), ['run', tarball, '--strict'], { cwd: work, timeoutMs: RUN_MS }), 'publint');
+  if (!/All good/.test(linted.stdout)) throw new Error(`publint printed:\n${linted.stdout}`);
+});
+
+interface Manager {
+  name: 'npm' | 'pnpm';
+  install(dir: string, specs: string[], dev: boolean): Promise<void>;
+  runtimePackages(dir: string): Promise<number>;
+}
+
+const npm: Manager = {
+  name: 'npm',
+  async install(dir, specs, dev) {
+    const args = ['install', '--no-audit', '--no-fund', ...(dev ? ['--save-dev'] : []), ...specs];
+    assertSucceeded(await runToEnd('npm', args, { cwd: dir, timeoutMs: INSTALL_MS }), `npm ${args.join(' ')}`);
+  },
+  async runtimePackages(dir) {
+    const listed = assertSucceeded(await runToEnd('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: dir, timeoutMs: RUN_MS }), 'npm ls');
+    return listed.stdout.trim().split('\n').length - 1;
+  },
+};
+
+const pnpm: Manager = {
+  name: 'pnpm',
+  async install(dir, specs, dev) {
+    // No hoisting at all: a package sees only what it declares.
+    const args = ['add', '--config.hoist=false', '--config.public-hoist-pattern=', '--store-dir', join(work, 'pnpm-store'), ...(dev ? ['--save-dev'] : []), ...specs];
+    assertSucceeded(await runToEnd(BIN('pnpm'), args, { cwd: dir, timeoutMs: INSTALL_MS }), `pnpm ${args.join(' ')}`);
+  },
+  async runtimePackages(dir) {
+    const listed = assertSucceeded(await runToEnd(BIN('pnpm'), ['ls', '--prod', '--depth', 'Infinity', '--parseable'], { cwd: dir, timeoutMs: RUN_MS }), 'pnpm ls');
+    return listed.stdout.trim().split('\n').length - 1;
+  },
+};
+
+/** The xstate-only project's diagnostics, computed once (see checkTypeDiagnostics). */
+let xstateAlone: string[] | undefined;
+
+for (const manager of tarball ? [npm, pnpm] : []) {
+  const dir = join(work, `${manager.name}-consumer`);
+  const label = (what: string) => `${manager.name}: ${what}`;
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `${manager.name}-consumer`, version: '1.0.0', private: true }, null, 2)}\n`);
+  for (const file of readdirSync(PROJECT_FILES)) copyFileSync(join(PROJECT_FILES, file), join(dir, file));
+
+  const installed = await step(label('install the tarball'), async () => {
+    await manager.install(dir, [tarball], false);
+    const size = assertSucceeded(await runToEnd('du', ['-sh', 'node_modules'], { cwd: dir, timeoutMs: RUN_MS }), 'du');
+    return `node_modules ${size.stdout.split('\t')[0]}, ${await manager.runtimePackages(dir)} runtime packages`;
+  });
+  if (!installed) continue;
+
+  for (const [file, kind] of [['client.mjs', 'import'], ['client.cjs', 'require()']] as const) {
+    await step(label(`${file} (${kind}): a stdio server from a second file, tools listed, one tools/list_changed via listen and via subscribeNotifications`), async () => {
+      const ran = assertSucceeded(await runToEnd(process.execPath, [file], { cwd: dir, timeoutMs: RUN_MS }), `node ${file}`);
+      return checkClientOutput(ran.stdout);
+    });
+  }
+
+  await step(label('npx mcp-actors watch -- node server.mjs prints the connected line (modern: the probe answered in time)'), async () => {
+    const watch = new Child('npx', ['--no', 'mcp-actors', 'watch', '--', 'node', 'server.mjs'], { cwd: dir, timeoutMs: RUN_MS });
+    try {
+      await watch.waitFor(/connected.*era.*modern/);
+    } finally {
+      // npx, the watcher and the server it started; Ctrl-C and exit codes are the CLI tests' business.
+      watch.kill('SIGTERM');
+      await watch.finished;
+    }
+    return watch.stdout.split('\n').find((line) => line.includes('connected'))?.trim();
+  });
+
+  await step(label('watch --inspect without the optional peer @statelyai/inspect: one clear line, exit 1'), async () => {
+    const ended = await runToEnd('npx', ['--no', 'mcp-actors', 'watch', '--inspect', '--', 'node', 'server.mjs'], { cwd: dir, timeoutMs: RUN_MS });
+    if (ended.code !== 1 || !/needs @statelyai\/inspect/.test(ended.stderr)) throw new Error(`expected exit 1 naming @statelyai/inspect, got ${ended.code}:\n${ended.stderr}`);
+    return ended.stderr.trim();
+  });
+
+  const typed = await step(label('install typescript and @types/node for the typed consumer'), () =>
+    manager.install(dir, [`typescript@${versionOf('typescript')}`, `@types/node@${versionOf('@types/node')}`], true),
+  );
+  if (!typed) continue;
+  const tsc = async (config: string) => {
+    const checked = await runToEnd(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config, '--pretty', 'false'], { cwd: dir, timeoutMs: TSC_MS });
+    if (checked.code !== 0 && checked.code !== 2) assertSucceeded(checked, `tsc -p ${config}`);
+    return checked.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+  };
+  xstateAlone ??= await tsc('tsconfig.xstate-alone.json');
+  for (const resolution of ['nodenext', 'bundler']) {
+    await step(label(`tsc --noEmit, ${resolution}, strict + exactOptionalPropertyTypes + noUncheckedIndexedAccess, skipLibCheck false`), async () =>
+      checkTypeDiagnostics(await tsc(`tsconfig.${resolution}.json`), xstateAlone ?? []),
+    );
+  }
+}
+
+const failed = results.filter((result) => !result.ok).length;
+mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+writeFileSync(join(ROOT, '.tmp', 'consumer.json'), JSON.stringify({ passed: results.length - failed, failed }));
+if (process.argv.includes('--keep')) console.log(`projects kept in ${work}`);
+else rmSync(work, { recursive: true, force: true });
+console.log(`consumer test: ${results.length - failed} steps passed, ${failed} failed`);
+process.exitCode = failed === 0 && results.length > 0 ? 0 : 1;
