@@ -89,8 +89,8 @@ const pnpm: Manager = {
     assertSucceeded(await runToEnd(BIN('pnpm'), args, { cwd: dir, timeoutMs: INSTALL_MS }), `pnpm ${args.join(' ')}`);
   },
   async runtimePackages(dir) {
-    const listed = assertSucceeded(await runToEnd(BIN('pnpm'), ['ls', '--prod', '--depth', 'Infinity', '--parseable'], { cwd: dir, timeoutMs: RUN_MS }), 'pnpm ls');
-    return listed.stdout.trim().split('\n').length - 1;
+    // One folder per installed package in the virtual store (`pnpm ls --parseable` repeats a package per path that reaches it).
+    return readdirSync(join(dir, 'node_modules', '.pnpm'), { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name !== 'node_modules').length;
   },
 };
 
