@@ -118,10 +118,11 @@ for (const manager of tarball ? [npm, pnpm] : []) {
     });
   }
 
-  await step(label('npx mcp-actors watch -- node server.mjs prints the connected line (modern: the probe answered in time)'), async () => {
+  await step(label('npx mcp-actors watch -- node server.mjs prints the connected line'), async () => {
     const watch = new Child('npx', ['--no', 'mcp-actors', 'watch', '--', 'node', 'server.mjs'], { cwd: dir, timeoutMs: RUN_MS });
     try {
-      await watch.waitFor(/connected.*era.*modern/);
+      // Either era: a server of the user's gets the default 2 s probe, which a very busy machine can outlast.
+      await watch.waitFor(/connected era (modern|legacy)/);
     } finally {
       // npx, the watcher and the server it started; Ctrl-C and exit codes are the CLI tests' business.
       watch.kill('SIGTERM');
