@@ -56,7 +56,9 @@ async function loadInspect() {
     ]);
     return { createWebSocketInspector, createInspectorServer };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    // Only the package itself missing; a broken install of it (one of its own dependencies gone) keeps its own error.
+    const missing = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes("'@statelyai/inspect'");
+    if (!missing) throw error;
     throw new InspectorUnavailableError('--inspect needs @statelyai/inspect beside mcp-actors: npm install @statelyai/inspect', { cause: error });
   }
 }
