@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { modernEnvelope } from '../src/client/negotiation.ts';
+import { modernEnvelope } from '../src/client/outbound.ts';
 
 const ROUNDS = 5;
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));

@@ -5,7 +5,6 @@
  * run as a stdio child, told to crash once so the reconnect path is visible.
  */
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../client/connection.ts';
 import type { JsonRpcMessage, RequestId } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import { httpTransport } from '../transport/http.ts';
@@ -27,17 +26,7 @@ export interface TargetDescription {
   transport: TransportFactory;
   /** For messages: the URL, the command line, or "the demo server". */
   label: string;
-  /** A probe timeout other than the client's default, for a server known to answer `server/discover`. */
-  probeTimeoutMs?: number;
 }
-
-/**
- * The demo speaks both eras, so it always answers `server/discover`: waiting
- * for that answer as long as for any request costs nothing, and a process
- * start slowed by a busy machine cannot make it look legacy (the default 2 s
- * probe counts from the request, which is written before the child has booted).
- */
-const DEMO_PROBE_TIMEOUT_MS = DEFAULT_REQUEST_TIMEOUT_MS;
 
 export function transportFor(target: WatchTarget, onSpawn: (pid: number, command: string) => void): TargetDescription {
   switch (target.type) {
@@ -55,7 +44,7 @@ export function transportFor(target: WatchTarget, onSpawn: (pid: number, command
         command: process.execPath,
         args: [...DEMO_NODE_ARGS, DEMO_SERVER, ...(spawns++ === 0 && restartAfterMs > 0 ? ['--exit-after-ms', String(restartAfterMs)] : [])],
       });
-      return { transport: reportingStdio(options, 'demo server', onSpawn), label: 'the demo server', probeTimeoutMs: DEMO_PROBE_TIMEOUT_MS };
+      return { transport: reportingStdio(options, 'demo server', onSpawn), label: 'the demo server' };
     }
   }
 }

@@ -38,7 +38,6 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
     transport: target.transport,
     era: command.era,
     clientInfo: { name: 'mcp-actors-watch', version: '0.1.0' },
-    ...(target.probeTimeoutMs !== undefined ? { probeTimeoutMs: target.probeTimeoutMs } : {}),
     ...(inspector ? { inspect: inspector.inspect } : {}),
   });
 
