@@ -19,6 +19,11 @@ import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from '
 
 export interface McpServer {
   readonly name: string;
+  /**
+   * Compiles `definition.inputSchema` once (JSON Schema 2020-12 by default); calls whose arguments do not fit get
+   * a tool error (`isError: true`) naming the path and the problem. Throws InvalidToolSchemaError, registering
+   * nothing, when the schema does not compile.
+   */
   defineTool(name: string, definition: ToolDefinition, handler: ToolHandler): void;
   removeTool(name: string): boolean;
   definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
@@ -51,8 +56,14 @@ export function createServer(options: ServerOptions): McpServer {
   let closing: Promise<void> | undefined;
   return {
     name: options.name,
-    defineTool: (name, definition, handler) => core.registry.tools.set(name, definition, handler),
-    removeTool: (name) => core.registry.tools.delete(name),
+    defineTool(name, definition, handler) {
+      const checkArguments = core.toolInputs.compile(name, definition.inputSchema);
+      core.registry.tools.set(name, definition, { handler, checkArguments });
+    },
+    removeTool(name) {
+      core.toolInputs.release(name);
+      return core.registry.tools.delete(name);
+    },
     definePrompt: (name, definition, handler) => core.registry.prompts.set(name, definition, handler),
     removePrompt: (name) => core.registry.prompts.delete(name),
     defineResource(uri, definition, read) {
