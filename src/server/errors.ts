@@ -111,6 +111,16 @@ export class ServerClosingError extends WireError {
   }
 }
 
+/** A request to an HTTP endpoint (a mounted handler) after its `close()` (HTTP 503). */
+export class EndpointClosedError extends WireError {
+  override readonly name = 'EndpointClosedError';
+  readonly rpcCode = -32000;
+  override readonly httpStatus = 503;
+  constructor() {
+    super('This MCP endpoint is closed');
+  }
+}
+
 /** Requests on a legacy session before `initialize`. */
 export class NotInitializedError extends WireError {
   override readonly name = 'NotInitializedError';

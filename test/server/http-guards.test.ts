@@ -39,9 +39,9 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
 }
 
 /** node:http, because fetch will not send a foreign Host header. */
-function rawPost(port: number, headers: Record<string, string>, body: string): Promise<number> {
+function rawPost(port: number, headers: Record<string, string>, body: string, address = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers }, (res) => {
+    const req = httpRequest({ host: address, port, path: '/mcp', method: 'POST', headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -58,6 +58,23 @@ describe('DNS rebinding protection', () => {
     expect(await rawPost(port, { ...json, origin: 'http://evil.example.com' }, body)).toBe(403);
     expect(await rawPost(port, { ...json, host: 'evil.example.com' }, body)).toBe(403);
     expect(await rawPost(port, { ...json, host: `localhost:${port}`, origin: `http://localhost:${port}` }, body)).toBe(200);
+  });
+
+  it('bound to any loopback address accepts its own Host, and every loopback name, and no other', async () => {
+    server = buildFixtureServer();
+    const { port, url } = await server.listenHttp({ port: 0, host: '127.0.0.2' });
+    expect(url).toBe(`http://127.0.0.2:${port}/mcp`);
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const body = JSON.stringify(INIT);
+    const status = (headers: Record<string, string>) => rawPost(port, { ...json, ...headers }, body, '127.0.0.2');
+    expect(await status({ host: `127.0.0.2:${port}` })).toBe(200);
+    expect(await status({ host: `127.0.0.2:${port}`, origin: `http://127.0.0.2:${port}` })).toBe(200);
+    expect(await status({ host: `127.255.0.9:${port}` })).toBe(200);
+    expect(await status({ host: `[::1]:${port}` })).toBe(200);
+    expect(await status({ host: `localhost:${port}` })).toBe(200);
+    expect(await status({ host: `128.0.0.2:${port}` })).toBe(403);
+    expect(await status({ host: `127.0.0.2.evil.example:${port}` })).toBe(403);
+    expect(await status({ host: `127.0.0.2:${port}`, origin: 'http://evil.example' })).toBe(403);
   });
 
   it('accepts exactly the configured origins', async () => {
