@@ -3,11 +3,11 @@
  * (Origin/Host), oversized bodies, malformed JSON, header/body mismatches,
  * unsupported versions, unknown methods, unknown sessions and listen floods.
  */
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/jsonrpc.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { rawPost } from '../fixtures/raw-http.ts';
 import { modernMeta } from './raw-stdio-peer.ts';
 
 let server: McpServer | undefined;
@@ -36,18 +36,6 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
   const response = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, json: text ? JSON.parse(text) : undefined };
-}
-
-/** node:http, because fetch will not send a foreign Host header. */
-function rawPost(port: number, headers: Record<string, string>, body: string, address = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: address, port, path: '/mcp', method: 'POST', headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 describe('DNS rebinding protection', () => {

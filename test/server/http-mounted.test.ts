@@ -8,17 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import type { EraPreference } from '../../src/protocol/versions.ts';
-import type { HttpHandlerOptions, McpServer } from '../../src/server/index.ts';
+import type { McpServer } from '../../src/server/index.ts';
 import { httpTransport } from '../../src/transport/http.ts';
-import { expressApp, fetchApp, plainApp, type MountedApp } from '../fixtures/mounted-apps.ts';
+import { MOUNTED_APPS, type MountedApp } from '../fixtures/mounted-apps.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { ALL_CHANGES, closeAllPeers, connectHttp, NotificationLog, TOOLS_CHANGED } from './official-peers.ts';
-
-const MOUNTS = [
-  { name: 'plain node:http', start: (server: McpServer, options?: HttpHandlerOptions) => plainApp(server.nodeHandler(options)) },
-  { name: 'Express 5', start: (server: McpServer, options?: HttpHandlerOptions) => expressApp(server.nodeHandler(options)) },
-  { name: 'node:http through the fetch handler', start: (server: McpServer, options?: HttpHandlerOptions) => fetchApp(server.fetchHandler(options)) },
-];
 
 let server: McpServer;
 let app: MountedApp;
@@ -61,7 +55,7 @@ const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
 
-describe.each(MOUNTS)('mounted in $name', ({ start }) => {
+describe.each(MOUNTED_APPS)('mounted in $name', ({ start }) => {
   beforeEach(async () => {
     server = buildFixtureServer();
     app = await start(server);
