@@ -101,23 +101,13 @@ export class LimitExceededError extends WireError {
   }
 }
 
-/** A listen stream was requested while the server is closing (HTTP 503). */
+/** A listen stream was requested while the server is closing, or any request reached a closed HTTP endpoint (HTTP 503). */
 export class ServerClosingError extends WireError {
   override readonly name = 'ServerClosingError';
   readonly rpcCode = -32000;
   override readonly httpStatus = 503;
-  constructor() {
-    super('Server is shutting down: no new listen streams');
-  }
-}
-
-/** A request to an HTTP endpoint (a mounted handler) after its `close()` (HTTP 503). */
-export class EndpointClosedError extends WireError {
-  override readonly name = 'EndpointClosedError';
-  readonly rpcCode = -32000;
-  override readonly httpStatus = 503;
-  constructor() {
-    super('This MCP endpoint is closed');
+  constructor(message = 'Server is shutting down: no new listen streams') {
+    super(message);
   }
 }
 

@@ -11,7 +11,7 @@ import { classifyFrame } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { eraOfOpening } from './envelope.ts';
-import { EndpointClosedError, InternalFailure, InvalidRequestError, ParseFailure } from './errors.ts';
+import { InternalFailure, InvalidRequestError, ParseFailure, ServerClosingError } from './errors.ts';
 import type { BodySource, HttpRequestHead, HttpResponse } from './http-exchange.ts';
 import { rejectForeignOrigin, type OriginPolicy } from './http-guard.ts';
 import { sendJson } from './http-io.ts';
@@ -54,7 +54,7 @@ export class HttpEndpoint {
   async #route(req: HttpRequestHead, body: BodySource, res: HttpResponse): Promise<void> {
     const refusal = rejectForeignOrigin(req.headers, this.policy);
     if (refusal) return sendJson(res, 403, JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Forbidden: ${refusal}` } }));
-    if (this.#closing) return sendJson(res, 503, errorFrame(null, new EndpointClosedError()));
+    if (this.#closing) return sendJson(res, 503, errorFrame(null, new ServerClosingError('This MCP endpoint is closed')));
     if (req.method === 'GET') return this.#legacy.openStream(req, res);
     if (req.method === 'DELETE') return this.#legacy.end(req, res);
     if (req.method !== 'POST') return sendJson(res, 405, errorFrame(null, new InvalidRequestError('Method Not Allowed')), { allow: 'GET, POST, DELETE' });

@@ -46,7 +46,6 @@ export {
   MissingClientCapabilityError,
   ResourceNotFoundError,
   LimitExceededError,
-  EndpointClosedError,
 } from './errors.ts';
 export type { StreamEndReason } from './listen-stream.ts';
 export type { SessionEndReason } from './legacy-session.ts';

@@ -5,32 +5,26 @@
  * routes. Peers: our client and the official client 2.4.0, both eras.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, type McpClient } from '../../src/client/client.ts';
+import type { McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
-import type { EraPreference } from '../../src/protocol/versions.ts';
 import type { McpServer } from '../../src/server/index.ts';
-import { httpTransport } from '../../src/transport/http.ts';
 import { MOUNTED_APPS, type MountedApp } from '../fixtures/mounted-apps.ts';
+import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { ALL_CHANGES, closeAllPeers, connectHttp, NotificationLog, TOOLS_CHANGED } from './official-peers.ts';
 
 let server: McpServer;
 let app: MountedApp;
-const ours: McpClient[] = [];
+const ours = new OwnClients();
 
 afterEach(async () => {
   await closeAllPeers();
-  await Promise.all(ours.splice(0).map((client) => client.disconnect()));
+  await ours.disconnectAll();
   await server.close();
   await app.close();
 });
 
-async function ourClient(url: string, era: EraPreference): Promise<McpClient> {
-  const client = createClient({ transport: httpTransport({ url }), era });
-  ours.push(client);
-  await client.connect();
-  return client;
-}
+type Subscriber = (message: SubscriberMessage) => void;
 
 /** Subscriber messages in order, and a wait for one that matches. */
 function inbox() {
@@ -61,24 +55,16 @@ describe.each(MOUNTED_APPS)('mounted in $name', ({ start }) => {
     app = await start(server);
   });
 
-  it('serves our client in the modern era: list, call, and tools/list_changed on its listen stream', async () => {
-    const client = await ourClient(app.url, 'modern');
-    expect(client.era).toBe('modern');
+  it.each([
+    { era: 'modern' as const, on: 'its listen stream', hear: (client: McpClient, push: Subscriber) => client.listen({ toolsListChanged: true }, push) },
+    { era: 'legacy' as const, on: 'its session', hear: (client: McpClient, push: Subscriber) => client.subscribeNotifications({ toolsListChanged: true }, push) },
+  ])('serves our client in the $era era: list, call, and tools/list_changed to $on', async ({ era, hear }) => {
+    const client = await ours.connectHttp(app.url, { era });
+    expect(client.era).toBe(era);
     expect(names(await client.listTools())).toContain('echo');
     expect(await client.callTool('echo', { text: 'hi' })).toMatchObject(ECHO);
     const received = inbox();
-    await client.listen({ toolsListChanged: true }, received.push);
-    server.notifyToolsListChanged();
-    await received.notified(TOOLS_CHANGED);
-  });
-
-  it('serves our client in the legacy era: list, call, and tools/list_changed to its session', async () => {
-    const client = await ourClient(app.url, 'legacy');
-    expect(client.era).toBe('legacy');
-    expect(names(await client.listTools())).toContain('echo');
-    expect(await client.callTool('echo', { text: 'hi' })).toMatchObject(ECHO);
-    const received = inbox();
-    await client.subscribeNotifications({ toolsListChanged: true }, received.push);
+    await hear(client, received.push);
     server.notifyToolsListChanged();
     await received.notified(TOOLS_CHANGED);
   });
@@ -113,6 +99,16 @@ describe.each(MOUNTED_APPS)('mounted in $name', ({ start }) => {
     const late = await fetch(app.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(INIT) });
     expect(late.status).toBe(503);
     expect(await late.json()).toMatchObject({ error: { code: -32000, message: 'This MCP endpoint is closed' } });
+  });
+
+  it('forgets a listen stream whose client left it', async () => {
+    const client = await connectHttp('modern', app.url);
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(server.openStreamCount).toBe(1);
+    await subscription.close();
+    await expect(subscription.closed).resolves.toBe('local');
+    // The server learns it when the response stream closes under it.
+    await expect.poll(() => server.openStreamCount, { timeout: 10_000 }).toBe(0);
   });
 
   it('keeps a legacy session: its GET stream carries list changes until DELETE ends both', async () => {
