@@ -79,10 +79,10 @@ describe.each(MOUNTED_APPS)('mounted in $name', ({ start }) => {
     expect(log.methods()).toEqual([TOOLS_CHANGED]);
   });
 
-  // listTools() of the official modern client needs the caching hints (ttlMs, cacheScope) of branch `hints`.
-  it('serves the official client in the modern era: callTool, and tools/list_changed on its listen stream', async () => {
+  it('serves the official client in the modern era: listTools, callTool, and tools/list_changed on its listen stream', async () => {
     const client = await connectHttp('modern', app.url);
     const log = new NotificationLog(client, ALL_CHANGES);
+    expect(names((await client.listTools()).tools)).toContain('echo');
     expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toMatchObject(ECHO);
     await client.listen({ toolsListChanged: true });
     server.notifyToolsListChanged();
