@@ -65,6 +65,15 @@ describe('DNS rebinding protection', () => {
     expect(await status({ host: `127.0.0.2:${port}`, origin: 'http://evil.example' })).toBe(403);
   });
 
+  it('bound to ::1 accepts its own Host', async () => {
+    server = buildFixtureServer();
+    const { port, url } = await server.listenHttp({ port: 0, host: '::1' });
+    expect(url).toBe(`http://[::1]:${port}/mcp`);
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    expect(await rawPost(port, { ...json, host: `[::1]:${port}` }, JSON.stringify(INIT), '::1')).toBe(200);
+    expect(await rawPost(port, { ...json, host: `evil.example:${port}` }, JSON.stringify(INIT), '::1')).toBe(403);
+  });
+
   it('accepts exactly the configured origins', async () => {
     server = buildFixtureServer();
     const { port } = await server.listenHttp({ port: 0, allowedOrigins: ['https://app.example.com'] });
