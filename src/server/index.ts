@@ -21,7 +21,8 @@ export { createServer, type McpServer } from './server.ts';
 export type { ServerOptions, ServerFeatures } from './core.ts';
 export type { HttpListenOptions, HttpServerHandle } from './http.ts';
 export type { StdioOptions, StdioConnectionHandle } from './stdio.ts';
-export { createInProcessBus, type ChangeBus, type ChangeEvent } from './bus.ts';
+export { createInProcessBus, type ChangeBus, type ChangeEvent, type ConcreteChange, type ChangeDelivery } from './bus.ts';
+export type { RemoteChangeHook } from './change-applier.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 export type { RequestContext, LogLevel } from './request-context.ts';
 export type {
