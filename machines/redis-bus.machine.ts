@@ -17,7 +17,7 @@
  * is `connected` after a gap was covered by "everything changed"; it lasts
  * until the link next drops. The I/O side executes the emitted commands.
  */
-import { assign, emit, fromCallback, fromPromise, setup } from 'xstate';
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 
 /** One of this node's own events, ready to send: `seq` orders a node's events, `payload` is opaque here. */
 export interface OutboundEntry {
@@ -66,6 +66,8 @@ interface Context {
   dropped: number;
 }
 
+const outbound = ({ seq, payload }: QueuedEntry): OutboundEntry => ({ seq, payload });
+
 export const redisBusMachine = setup({
   types: {
     context: {} as Context,
@@ -81,7 +83,8 @@ export const redisBusMachine = setup({
   },
   guards: {
     foundGap: ({ event }) => 'output' in event && (event.output as CatchUpOutput).gap,
-    queueFull: ({ context }) => context.queue.length >= context.maxQueued,
+    /** Full, or already overflowed: once one announcement covers the lost events, it covers the later ones too. */
+    queueFull: ({ context }) => context.dropped > 0 || context.queue.length >= context.maxQueued,
   },
   actions: {
     applyAtOnce: emit(({ event }) => ({
@@ -97,14 +100,16 @@ export const redisBusMachine = setup({
     }),
     /** Everything queued so far is covered by the one announcement made once live again. */
     dropQueue: assign({ dropped: ({ context }) => context.dropped + context.queue.length + 1, queue: [] }),
-    applyUnapplied: emit(({ context }) => ({ type: 'apply_locally' as const, entries: context.queue.filter((entry) => !entry.applied) })),
+    applyUnapplied: enqueueActions(({ context, enqueue }) => {
+      const entries = context.queue.filter((entry) => !entry.applied).map(outbound);
+      if (entries.length > 0) enqueue.emit({ type: 'apply_locally', entries });
+    }),
     markApplied: assign({ queue: ({ context }) => context.queue.map((entry) => ({ ...entry, applied: true })) }),
     send: emit(({ event }) => ({ type: 'send' as const, entries: event.type === 'publish' ? [event.entry] : [] })),
-    flush: emit(({ context }) =>
-      context.dropped > 0
-        ? { type: 'announce_everything_changed' as const, dropped: context.dropped }
-        : { type: 'send' as const, entries: context.queue.map(({ seq, payload }) => ({ seq, payload })) },
-    ),
+    flush: enqueueActions(({ context, enqueue }) => {
+      if (context.dropped > 0) enqueue.emit({ type: 'announce_everything_changed', dropped: context.dropped });
+      else if (context.queue.length > 0) enqueue.emit({ type: 'send', entries: context.queue.map(outbound) });
+    }),
     clearQueue: assign({ queue: [], dropped: 0 }),
   },
 }).createMachine({
