@@ -16,15 +16,29 @@ const PROMPTS = 'notifications/prompts/list_changed';
 const UPDATED = 'notifications/resources/updated';
 
 /** What a client got, as `method` or `method uri`, in arrival order, with a way to wait for one. */
+/** The test's timeline: keys of the changes published so far. */
+const published: string[] = [];
+
 class Inbox {
   readonly seen: string[] = [];
+  /** For each arrival, how many changes the test had published by then. */
+  readonly at: number[] = [];
   readonly reconnects: SubscriberMessage[] = [];
   private waiters: Array<{ key: string; count: number; resolve: () => void }> = [];
+  private coverWaiters: Array<{ wanted: readonly string[]; resolve: () => void }> = [];
 
   push(method: string, params: unknown): void {
     const uri = (params as { uri?: unknown } | undefined)?.uri;
     this.seen.push(typeof uri === 'string' ? `${method} ${uri}` : method);
+    this.at.push(published.length);
     this.waiters = this.waiters.filter((waiter) => !(this.count(waiter.key) >= waiter.count && (waiter.resolve(), true)));
+    this.coverWaiters = this.coverWaiters.filter((waiter) => !(this.uncovered(waiter.wanted).length === 0 && (waiter.resolve(), true)));
+  }
+
+  /** Resolves once every published change among `wanted` arrived or is covered (the test times out otherwise). */
+  covered(wanted: readonly string[]): Promise<void> {
+    if (this.uncovered(wanted).length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.coverWaiters.push({ wanted, resolve }));
   }
 
   count(key: string): number {
@@ -37,9 +51,25 @@ class Inbox {
     return new Promise((resolve) => this.waiters.push({ key, count, resolve }));
   }
 
+  /** Published changes among `wanted` that neither arrived nor were covered by the same notification arriving after them. */
+  uncovered(wanted: readonly string[]): string[] {
+    return published.filter((key, index) => wanted.includes(key) && !this.seen.some((seen, arrival) => seen === key && this.at[arrival]! > index));
+  }
+
+  private reconnectWaiters: Array<() => void> = [];
+
+  /** Resolves once the subscriber got `reconnected` (already or later). */
+  reconnected(): Promise<void> {
+    if (this.reconnects.length > 0) return Promise.resolve();
+    return new Promise((resolve) => this.reconnectWaiters.push(resolve));
+  }
+
   subscriber = (message: SubscriberMessage): void => {
     if (message.type === 'notification') this.push(message.method, message.params);
-    else if (message.type === 'reconnected') this.reconnects.push(message);
+    else if (message.type === 'reconnected') {
+      this.reconnects.push(message);
+      for (const resolve of this.reconnectWaiters.splice(0)) resolve();
+    }
   };
 }
 
@@ -54,6 +84,7 @@ function officialInbox(client: Client): Inbox {
 let cluster: Cluster | undefined;
 const ours: McpClient[] = [];
 afterEach(async () => {
+  published.length = 0;
   await Promise.all(ours.splice(0).map((client) => client.disconnect().catch(() => {})));
   await closeAllPeers();
   await stopAllClusters();
@@ -111,5 +142,98 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
     expect(oursLegacy.seen).toEqual([PROMPTS, `${UPDATED} test://resource/1`, TOOLS]);
     expect(officialModernInbox.seen).toEqual([`${UPDATED} test://resource/2`, TOOLS]);
     expect(officialLegacyInbox.seen).toEqual([PROMPTS, `${UPDATED} test://resource/2`, TOOLS]);
+  });
+
+  it('Redis SIGKILLed and restarted mid-flow: per client, every change is received or covered by the everything-changed notifications', async () => {
+    cluster = await startCluster(3, { sticky: true });
+    const url = cluster.proxy.url;
+    const modern = new Inbox();
+    const legacy = new Inbox();
+    await (await ourClient(url, 'modern')).listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, modern.subscriber);
+    await (await ourClient(url, 'legacy')).subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, legacy.subscriber);
+    const official = await connectHttp('modern', url, 'official-modern');
+    const officialBox = officialInbox(official);
+    await official.listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] });
+    const driver = newClient('modern', 'driver');
+    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const emit = async (kind: 'tools' | 'updated') => {
+      published.push(kind === 'tools' ? TOOLS : `${UPDATED} test://resource/1`);
+      await call(driver, 'emit', kind === 'tools' ? { kind } : { kind, uri: 'test://resource/1' });
+    };
+    const inboxes = [modern, legacy, officialBox];
+    await emit('tools');
+    await Promise.all(inboxes.map((inbox) => inbox.waitFor(TOOLS)));
+    await cluster.redis.kill();
+    await Promise.all(cluster.nodes.map((node) => node.waitForStderr(/-> disconnected/)));
+    for (let i = 0; i < 3; i++) await emit('updated'); // on three nodes; each applies its own at once
+    await emit('tools');
+    const toolsBefore = inboxes.map((inbox) => inbox.count(TOOLS));
+    const updatesBefore = inboxes.map((inbox) => inbox.count(`${UPDATED} test://resource/1`));
+    await cluster.redis.restart();
+    await Promise.all(cluster.nodes.map((node) => node.waitForStderr(/-> resynced/)));
+    // Every node resyncs: each client hears tools/list_changed and resources/updated again.
+    await Promise.all(inboxes.map((inbox, i) => inbox.waitFor(TOOLS, toolsBefore[i]! + 1)));
+    await Promise.all(inboxes.map((inbox, i) => inbox.waitFor(`${UPDATED} test://resource/1`, updatesBefore[i]! + 1)));
+    await emit('tools');
+    const wanted = [TOOLS, `${UPDATED} test://resource/1`];
+    await Promise.all(inboxes.map((inbox) => inbox.covered(wanted)));
+    for (const inbox of inboxes) expect(inbox.uncovered(wanted)).toEqual([]);
+  });
+
+  it('a node SIGKILLed while holding listen streams: our client reconnects through the proxy, listens on another node and resyncs', async () => {
+    cluster = await startCluster(3);
+    const url = cluster.proxy.url;
+    const inbox = new Inbox();
+    const client = await ourClient(url, 'modern');
+    await client.listen({ toolsListChanged: true }, inbox.subscriber);
+    const holder = cluster.proxy.routes.find((route) => route.method === 'subscriptions/listen')!.node;
+    await cluster.nodes[holder]!.kill();
+    await inbox.reconnected();
+    expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', snapshot: expect.anything() });
+    const relistened = cluster.proxy.routes.filter((route) => route.method === 'subscriptions/listen').at(-1)!.node;
+    expect(relistened).not.toBe(holder);
+    const driver = newClient('modern', 'driver');
+    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await call(driver, 'emit', { kind: 'tools' });
+    await inbox.waitFor(TOOLS);
+    expect(inbox.seen).toEqual([TOOLS]);
+  });
+
+  it('a legacy session routed to a node that did not issue it gets 404, and our client starts a new session transparently', async () => {
+    cluster = await startCluster(3, { sticky: true });
+    const url = cluster.proxy.url;
+    const inbox = new Inbox();
+    const client = await ourClient(url, 'legacy');
+    await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, inbox.subscriber);
+    const initializes = () => cluster!.proxy.routes.filter((route) => route.method === 'initialize').length;
+    expect(initializes()).toBe(1);
+    cluster.proxy.misrouteSessions();
+    await client.listTools().catch(() => undefined); // answered 404 by a node that never issued the session
+    await inbox.reconnected();
+    expect(initializes()).toBe(2);
+    expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', report: { resubscribed: ['test://resource/1'], failed: [] } });
+    const driver = newClient('modern', 'driver');
+    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await call(driver, 'emit', { kind: 'updated', uri: 'test://resource/1' });
+    await inbox.waitFor(`${UPDATED} test://resource/1`);
+    expect((await client.listTools()).some((tool) => tool.name === 'whoami')).toBe(true);
+  });
+
+  it('onRemoteChange runs before a node announces: a refetch after the notification, landing on any node, sees the new catalog', async () => {
+    cluster = await startCluster(3);
+    const url = cluster.proxy.url;
+    const inbox = new Inbox();
+    const client = await ourClient(url, 'modern');
+    await client.listen({ toolsListChanged: true }, inbox.subscriber);
+    const driver = newClient('modern', 'driver');
+    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    for (let round = 1; round <= 6; round++) {
+      await call(driver, 'catalog-add', { name: `t${round}` });
+      await inbox.waitFor(TOOLS, round);
+      const names = (await client.listTools()).map((tool) => tool.name);
+      expect(names).toContain(`catalog-t${round}`);
+    }
+    const refetchedOn = new Set(cluster.proxy.routes.filter((route) => route.method === 'tools/list').map((route) => route.node));
+    expect(refetchedOn.size).toBe(3);
   });
 });

@@ -17,8 +17,8 @@ export interface RoundRobinProxy {
   readonly url: string;
   /** Every request the proxy forwarded: which node, which JSON-RPC method. */
   readonly routes: ProxyRoute[];
-  /** Forgets which node issued each session, as a balancer that lost its sticky table would. */
-  forgetSessions(): void;
+  /** Sends each known session to another node than the one that issued it, as a balancer that lost its sticky table would. */
+  misrouteSessions(): void;
   close(): Promise<void>;
 }
 
@@ -75,7 +75,9 @@ export async function roundRobinProxy(ports: readonly number[], options: { stick
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     routes,
-    forgetSessions: () => sessions.clear(),
+    misrouteSessions() {
+      for (const [id, node] of sessions) sessions.set(id, (node + 1) % ports.length);
+    },
     close() {
       for (const response of open) response.destroy();
       server.closeAllConnections();
