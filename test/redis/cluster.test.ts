@@ -104,18 +104,41 @@ async function call(driver: Client, name: string, args: Record<string, unknown> 
   return result.content[0]?.text ?? '';
 }
 
+/** Our modern and legacy clients and the official modern client through the proxy, following tools and a URI each (our legacy one prompts too, if asked). */
+async function followers(url: string, uris: { ours: string; official: string }, legacyPrompts: boolean) {
+  const oursModern = new Inbox();
+  const oursLegacy = new Inbox();
+  await (await ourClient(url, 'modern')).listen({ toolsListChanged: true, resourceSubscriptions: [uris.ours] }, oursModern.subscriber);
+  const legacyFilter = { toolsListChanged: true, resourceSubscriptions: [uris.ours], ...(legacyPrompts ? { promptsListChanged: true } : {}) };
+  await (await ourClient(url, 'legacy')).subscribeNotifications(legacyFilter, oursLegacy.subscriber);
+  const official = await connectHttp('modern', url, 'official-modern');
+  const officialModern = officialInbox(official);
+  await official.listen({ toolsListChanged: true, resourceSubscriptions: [uris.official] });
+  return { oursModern, oursLegacy, officialModern };
+}
+
+/** Our modern client listening for tool-list changes through the proxy. */
+async function toolsListener(running: Cluster): Promise<{ url: string; inbox: Inbox; client: McpClient }> {
+  const url = running.proxy.url;
+  const inbox = new Inbox();
+  const client = await ourClient(url, 'modern');
+  await client.listen({ toolsListChanged: true }, inbox.subscriber);
+  return { url, inbox, client };
+}
+
+/** The official client that publishes changes by calling tools through the proxy. */
+async function driverFor(url: string): Promise<Client> {
+  const driver = newClient('modern', 'driver');
+  await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return driver;
+}
+
 // Three node processes start under tsx on a shared machine: give them time.
 describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 }, () => {
   it('a change published on any node reaches every matching stream and session exactly once, and nothing unrequested', async () => {
     cluster = await startCluster(3, { sticky: true });
     const url = cluster.proxy.url;
-    const oursModern = new Inbox();
-    const oursLegacy = new Inbox();
-    await (await ourClient(url, 'modern')).listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, oursModern.subscriber);
-    await (await ourClient(url, 'legacy')).subscribeNotifications({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, oursLegacy.subscriber);
-    const officialModern = await connectHttp('modern', url, 'official-modern');
-    const officialModernInbox = officialInbox(officialModern);
-    await officialModern.listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/2'] });
+    const { oursModern, oursLegacy, officialModern: officialModernInbox } = await followers(url, { ours: 'test://resource/1', official: 'test://resource/2' }, true);
     const officialLegacy = await connectHttp('legacy', url, 'official-legacy');
     const officialLegacyInbox = officialInbox(officialLegacy);
     await officialLegacy.subscribeResource({ uri: 'test://resource/2' });
@@ -124,8 +147,7 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
     // The clients' streams and sessions are spread over more than one node.
     expect(new Set([...listens, ...sessions]).size).toBeGreaterThan(1);
 
-    const driver = newClient('modern', 'driver');
-    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const driver = await driverFor(url);
     const ran: string[] = [];
     const emit = async (args: Record<string, unknown>) => ran.push(await call(driver, 'whoami'), await call(driver, 'emit', args));
     await emit({ kind: 'updated', uri: 'test://resource/3' }); // nobody follows it
@@ -147,15 +169,8 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
   it('Redis SIGKILLed and restarted mid-flow: per client, every change is received or covered by the everything-changed notifications', async () => {
     cluster = await startCluster(3, { sticky: true });
     const url = cluster.proxy.url;
-    const modern = new Inbox();
-    const legacy = new Inbox();
-    await (await ourClient(url, 'modern')).listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, modern.subscriber);
-    await (await ourClient(url, 'legacy')).subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, legacy.subscriber);
-    const official = await connectHttp('modern', url, 'official-modern');
-    const officialBox = officialInbox(official);
-    await official.listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] });
-    const driver = newClient('modern', 'driver');
-    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const { oursModern: modern, oursLegacy: legacy, officialModern: officialBox } = await followers(url, { ours: 'test://resource/1', official: 'test://resource/1' }, false);
+    const driver = await driverFor(url);
     const emit = async (kind: 'tools' | 'updated') => {
       published.push(kind === 'tools' ? TOOLS : `${UPDATED} test://resource/1`);
       await call(driver, 'emit', kind === 'tools' ? { kind } : { kind, uri: 'test://resource/1' });
@@ -182,18 +197,14 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
 
   it('a node SIGKILLed while holding listen streams: our client reconnects through the proxy, listens on another node and resyncs', async () => {
     cluster = await startCluster(3);
-    const url = cluster.proxy.url;
-    const inbox = new Inbox();
-    const client = await ourClient(url, 'modern');
-    await client.listen({ toolsListChanged: true }, inbox.subscriber);
+    const { url, inbox } = await toolsListener(cluster);
     const holder = cluster.proxy.routes.find((route) => route.method === 'subscriptions/listen')!.node;
     await cluster.nodes[holder]!.kill();
     await inbox.reconnected();
     expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', snapshot: expect.anything() });
     const relistened = cluster.proxy.routes.filter((route) => route.method === 'subscriptions/listen').at(-1)!.node;
     expect(relistened).not.toBe(holder);
-    const driver = newClient('modern', 'driver');
-    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const driver = await driverFor(url);
     await call(driver, 'emit', { kind: 'tools' });
     await inbox.waitFor(TOOLS);
     expect(inbox.seen).toEqual([TOOLS]);
@@ -212,8 +223,7 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
     await inbox.reconnected();
     expect(initializes()).toBe(2);
     expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', report: { resubscribed: ['test://resource/1'], failed: [] } });
-    const driver = newClient('modern', 'driver');
-    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const driver = await driverFor(url);
     await call(driver, 'emit', { kind: 'updated', uri: 'test://resource/1' });
     await inbox.waitFor(`${UPDATED} test://resource/1`);
     expect((await client.listTools()).some((tool) => tool.name === 'whoami')).toBe(true);
@@ -221,12 +231,8 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
 
   it('onRemoteChange runs before a node announces: a refetch after the notification, landing on any node, sees the new catalog', async () => {
     cluster = await startCluster(3);
-    const url = cluster.proxy.url;
-    const inbox = new Inbox();
-    const client = await ourClient(url, 'modern');
-    await client.listen({ toolsListChanged: true }, inbox.subscriber);
-    const driver = newClient('modern', 'driver');
-    await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const { url, inbox, client } = await toolsListener(cluster);
+    const driver = await driverFor(url);
     for (let round = 1; round <= 6; round++) {
       await call(driver, 'catalog-add', { name: `t${round}` });
       await inbox.waitFor(TOOLS, round);
