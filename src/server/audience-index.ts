@@ -3,13 +3,13 @@
  * indexed by list kind and by resource URI, so fanning one change out costs
  * time in proportion to the receivers that match it, not to everyone open.
  */
-import type { ChangeEvent } from './bus.ts';
+import type { ChangeEvent, ConcreteChange } from './bus.ts';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
 export interface Audience {
   /** `uriJson` is the event's URI already JSON-encoded, shared by every receiver. */
-  receive(event: ChangeEvent, uriJson: string | undefined): void;
+  receive(event: ConcreteChange, uriJson: string | undefined): void;
 }
 
 export class AudienceIndex {
@@ -42,6 +42,11 @@ export class AudienceIndex {
   }
 
   fanOut(event: ChangeEvent): void {
+    if (event.type === 'everything_changed') {
+      for (const type of Object.keys(LIST_CHANGED_METHOD) as Array<keyof typeof LIST_CHANGED_METHOD>) this.fanOut({ type });
+      for (const uri of [...this.byUri.keys()]) this.fanOut({ type: 'resource_updated', uri });
+      return;
+    }
     if (event.type === 'resource_updated') {
       const set = this.byUri.get(event.uri);
       if (!set) return;
@@ -56,7 +61,7 @@ export class AudienceIndex {
   }
 }
 
-export const LIST_CHANGED_METHOD: Record<Exclude<ChangeEvent['type'], 'resource_updated'>, string> = {
+export const LIST_CHANGED_METHOD: Record<Exclude<ConcreteChange['type'], 'resource_updated'>, string> = {
   tools_list_changed: 'notifications/tools/list_changed',
   prompts_list_changed: 'notifications/prompts/list_changed',
   resources_list_changed: 'notifications/resources/list_changed',

@@ -10,6 +10,7 @@ import type { Implementation, ServerCapabilities } from '../protocol/versions.ts
 import { AudienceIndex, type ListKind } from './audience-index.ts';
 import { createInProcessBus, type ChangeBus } from './bus.ts';
 import { resolveCaching, type CacheableResult, type CacheHint, type CachingOptions } from './caching.ts';
+import { ChangeApplier, type RemoteChangeHook } from './change-applier.ts';
 import { InvalidParamsError, LimitExceededError, ServerClosingError } from './errors.ts';
 import { LegacySession, type SessionEndReason } from './legacy-session.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
@@ -35,6 +36,13 @@ export interface ServerOptions {
   limits?: Partial<ServerLimits>;
   /** Carries change events between nodes; an in-process bus by default. */
   bus?: ChangeBus;
+  /**
+   * Awaited before a change published by another node reaches this node's
+   * streams and sessions: reload the catalog or data there, so a refetch
+   * landing on any node sees the change. A rejection is written to stderr
+   * and the change is announced anyway.
+   */
+  onRemoteChange?: RemoteChangeHook;
   features?: ServerFeatures;
   /** Caching hints on cacheable modern results; DEFAULT_CACHING by default. */
   caching?: CachingOptions;
@@ -70,7 +78,12 @@ export class ServerCore {
       logging: {},
     };
     this.bus = options.bus ?? createInProcessBus();
-    this.leaveBus = this.bus.subscribe((event) => this.index.fanOut(event));
+    const applier = new ChangeApplier(
+      (event) => this.index.fanOut(event),
+      options.onRemoteChange,
+      (error, event) => console.error(`mcp-actors server ${options.name}: onRemoteChange failed for ${event.type}; announcing it anyway:`, error),
+    );
+    this.leaveBus = this.bus.subscribe((event, delivery) => applier.apply(event, delivery));
   }
 
   /** Validates a listen filter and keeps what this server offers. */

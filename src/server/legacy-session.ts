@@ -9,7 +9,7 @@ import { createActor, type Actor } from 'xstate';
 import { serverSessionMachine, type ServerSessionEvent, type SessionEndReason } from '../../machines/server-session.machine.ts';
 import { LEGACY_VERSIONS, type ServerCapabilities } from '../protocol/versions.ts';
 import { LIST_CHANGED_METHOD, type Audience, type AudienceIndex, type ListKind } from './audience-index.ts';
-import type { ChangeEvent } from './bus.ts';
+import type { ConcreteChange } from './bus.ts';
 import { Lane, type Outbox } from './outbox.ts';
 import type { LogLevel } from './request-context.ts';
 
@@ -118,7 +118,7 @@ export class LegacySession implements Audience {
     this.actor.send({ type: 'end', reason });
   }
 
-  receive(event: ChangeEvent, uriJson: string | undefined): void {
+  receive(event: ConcreteChange, uriJson: string | undefined): void {
     const lane = this.lane;
     if (!lane || this.state !== 'initialized') return;
     if (event.type === 'resource_updated') {

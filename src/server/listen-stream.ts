@@ -11,7 +11,7 @@ import type { NotificationFilter } from '../protocol/filter.ts';
 import type { RequestId } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
 import { LIST_CHANGED_METHOD, type Audience } from './audience-index.ts';
-import type { ChangeEvent } from './bus.ts';
+import type { ConcreteChange } from './bus.ts';
 import { Lane, type Outbox } from './outbox.ts';
 
 export type { StreamEndReason };
@@ -68,7 +68,7 @@ export class ListenStream implements Audience {
     this.actor.send({ type: 'ack.sent' });
   }
 
-  receive(event: ChangeEvent, uriJson: string | undefined): void {
+  receive(event: ConcreteChange, uriJson: string | undefined): void {
     if (!this.open) return;
     if (event.type === 'resource_updated') {
       this.lane.offer(

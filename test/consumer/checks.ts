@@ -18,6 +18,8 @@ const REQUIRED = [
   'dist/src/index.d.ts',
   'dist/src/server/index.js',
   'dist/src/server/index.d.ts',
+  'dist/src/redis/index.js',
+  'dist/src/redis/index.d.ts',
   'dist/src/demo/demo-server.js',
 ];
 const TOP_LEVEL = new Set(['package.json', 'README.md', 'LICENSE']);

@@ -118,10 +118,16 @@ describe('dist/', () => {
   it('the CLI loads the optional peer @statelyai/inspect only by dynamic import, and nothing else beyond the dependencies', () => {
     const { packages, dynamic } = runtimeGraph(join(DIST, 'src/cli/main.js'));
     expect([...packages].filter((name) => !(name in pkg.dependencies))).toEqual([]);
-    expect(Object.keys(pkg.peerDependencies)).toEqual(['@statelyai/inspect']);
+    expect(Object.keys(pkg.peerDependencies)).toEqual(['@statelyai/inspect', 'redis']);
     expect(Object.fromEntries(dynamic)).toEqual({
       '@statelyai/inspect': 'src/cli/inspect.js',
       '@statelyai/inspect/server': 'src/cli/inspect.js',
     });
+  });
+
+  it('mcp-actors/redis loads the optional peer redis only by dynamic import, and nothing else beyond the dependencies', () => {
+    const { packages, dynamic } = runtimeGraph(join(DIST, 'src/redis/index.js'));
+    expect([...packages].filter((name) => !(name in pkg.dependencies))).toEqual([]);
+    expect(Object.fromEntries(dynamic)).toEqual({ redis: 'src/redis/connection.js' });
   });
 });

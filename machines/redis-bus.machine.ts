@@ -1,0 +1,163 @@
+/**
+ * One node's link to the shared Redis stream of change events.
+ *
+ *   connecting ──redis.ready──▶ catching_up ──catchUp done──▶ live.connected ──gap.detected──▶ live.resynced
+ *        │                        │   (gap: ─────────────────▶ live.resynced)
+ *        │                        └── redis.lost / catchUp error ──▶ disconnected ──redis.ready──▶ catching_up
+ *        └── (any state) close ──▶ closed                     live ──redis.lost──▶ disconnected
+ *
+ * The state is the bus's health. `catching_up` runs the injected `catchUp`
+ * actor (prove continuity from the last id seen, read the backlog); `live`
+ * runs `tail` (the blocking read) and sends every publish at once. While
+ * Redis is unreachable, a publish is applied locally at once and queued, at
+ * most `maxQueued` of them: past that the queue is dropped and, once live
+ * again, the node announces one "everything changed" instead. A publish made
+ * while catching up is queued too (so a node's own events keep their order)
+ * and applied locally only if the link drops before it went out. `resynced`
+ * is `connected` after a gap was covered by "everything changed"; it lasts
+ * until the link next drops. The I/O side executes the emitted commands.
+ */
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+
+/** One of this node's own events, ready to send: `seq` orders a node's events, `payload` is opaque here. */
+export interface OutboundEntry {
+  seq: number;
+  payload: string;
+}
+
+interface QueuedEntry extends OutboundEntry {
+  /** Already applied to this node's own streams and sessions. */
+  applied: boolean;
+}
+
+export type RedisBusEvent =
+  | { type: 'redis.ready' }
+  | { type: 'redis.lost'; cause: unknown }
+  | { type: 'publish'; entry: OutboundEntry }
+  /** Sending an entry failed (or its outcome is unknown): it waits for the next live link. */
+  | { type: 'publish.failed'; entry: OutboundEntry; cause: unknown }
+  /** The read side could not prove continuity and told local clients that everything changed. */
+  | { type: 'gap.detected' }
+  | { type: 'close' };
+
+/** Commands for the I/O side. */
+export type RedisBusCommand =
+  | { type: 'send'; entries: OutboundEntry[] }
+  | { type: 'apply_locally'; entries: OutboundEntry[] }
+  /** The outbound queue overflowed while Redis was away: tell every node that everything changed. */
+  | { type: 'announce_everything_changed'; dropped: number };
+
+export interface RedisBusInput {
+  maxQueued: number;
+}
+
+/** The health of a node's link to Redis: the machine's state. */
+export type RedisBusHealth = 'connecting' | 'catching_up' | 'connected' | 'resynced' | 'disconnected' | 'closed';
+
+/** What `catchUp` found: whether the node had to resync (a gap it could not rule out). */
+export interface CatchUpOutput {
+  gap: boolean;
+}
+
+interface Context {
+  maxQueued: number;
+  queue: QueuedEntry[];
+  /** Entries dropped from a full queue since the last announcement. */
+  dropped: number;
+}
+
+const outbound = ({ seq, payload }: QueuedEntry): OutboundEntry => ({ seq, payload });
+
+export const redisBusMachine = setup({
+  types: {
+    context: {} as Context,
+    events: {} as RedisBusEvent,
+    input: {} as RedisBusInput,
+    emitted: {} as RedisBusCommand,
+  },
+  actors: {
+    /** Proves continuity and reads the backlog; provided by src/redis. */
+    catchUp: fromPromise<CatchUpOutput>(async () => ({ gap: false })),
+    /** The blocking read loop; reports `gap.detected` and `redis.lost`; provided by src/redis. */
+    tail: fromCallback<RedisBusEvent>(() => {}),
+  },
+  guards: {
+    foundGap: ({ event }) => 'output' in event && (event.output as CatchUpOutput).gap,
+    /** Full, or already overflowed: once one announcement covers the lost events, it covers the later ones too. */
+    queueFull: ({ context }) => context.dropped > 0 || context.queue.length >= context.maxQueued,
+  },
+  actions: {
+    applyAtOnce: emit(({ event }) => ({
+      type: 'apply_locally' as const,
+      entries: event.type === 'publish' || event.type === 'publish.failed' ? [event.entry] : [],
+    })),
+    enqueueApplied: assign({
+      queue: ({ context, event }) =>
+        event.type === 'publish' || event.type === 'publish.failed' ? [...context.queue, { ...event.entry, applied: true }] : context.queue,
+    }),
+    enqueueUnapplied: assign({
+      queue: ({ context, event }) => (event.type === 'publish' ? [...context.queue, { ...event.entry, applied: false }] : context.queue),
+    }),
+    /** Everything queued so far is covered by the one announcement made once live again. */
+    dropQueue: assign({ dropped: ({ context }) => context.dropped + context.queue.length + 1, queue: [] }),
+    applyUnapplied: enqueueActions(({ context, enqueue }) => {
+      const entries = context.queue.filter((entry) => !entry.applied).map(outbound);
+      if (entries.length > 0) enqueue.emit({ type: 'apply_locally', entries });
+    }),
+    markApplied: assign({ queue: ({ context }) => context.queue.map((entry) => ({ ...entry, applied: true })) }),
+    send: emit(({ event }) => ({ type: 'send' as const, entries: event.type === 'publish' ? [event.entry] : [] })),
+    flush: enqueueActions(({ context, enqueue }) => {
+      if (context.dropped > 0) enqueue.emit({ type: 'announce_everything_changed', dropped: context.dropped });
+      else if (context.queue.length > 0) enqueue.emit({ type: 'send', entries: context.queue.map(outbound) });
+    }),
+    clearQueue: assign({ queue: [], dropped: 0 }),
+  },
+}).createMachine({
+  id: 'redisBus',
+  context: ({ input }) => ({ maxQueued: input.maxQueued, queue: [], dropped: 0 }),
+  initial: 'connecting',
+  on: { close: '.closed' },
+  states: {
+    connecting: {
+      on: {
+        'redis.ready': 'catching_up',
+        publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
+      },
+    },
+    catching_up: {
+      invoke: {
+        src: 'catchUp',
+        onDone: [{ guard: 'foundGap', target: 'live.resynced' }, { target: 'live.connected' }],
+        onError: 'disconnected',
+      },
+      on: {
+        'redis.lost': 'disconnected',
+        publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: 'enqueueUnapplied' }],
+        'publish.failed': [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
+      },
+    },
+    live: {
+      entry: ['flush', 'clearQueue'],
+      invoke: { src: 'tail' },
+      on: {
+        publish: { actions: 'send' },
+        'publish.failed': [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
+        'redis.lost': 'disconnected',
+      },
+      initial: 'connected',
+      states: {
+        connected: { on: { 'gap.detected': 'resynced' } },
+        resynced: {},
+      },
+    },
+    disconnected: {
+      entry: ['applyUnapplied', 'markApplied'],
+      on: {
+        'redis.ready': 'catching_up',
+        publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
+        'publish.failed': [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
+      },
+    },
+    closed: { type: 'final' },
+  },
+});

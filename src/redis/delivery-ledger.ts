@@ -1,0 +1,96 @@
+/**
+ * What one node has read from the shared stream, and what it may apply. Every
+ * entry carries the stream-wide ordinal the publish script gave it, so a
+ * missing ordinal is a gap the node can prove; and its origin node and that
+ * node's sequence number, so an entry is applied once even when a publish of
+ * unknown outcome was sent again, or its own event was applied at once while
+ * Redis was away. Pure bookkeeping: no I/O.
+ */
+
+/** The position a node resumes from: the stream's generation, the last ordinal and entry id seen. */
+export interface StreamPosition {
+  epoch: string;
+  ordinal: number;
+  id: string;
+}
+
+/** One entry as read: its stream id and ordinal, its origin node and sequence number. */
+export interface EntryHeader {
+  id: string;
+  ordinal: number;
+  origin: string;
+  seq: number;
+}
+
+/** What reading an entry means: `gap` before it (resync first), and whether to apply it. */
+export interface Acceptance {
+  gap: boolean;
+  apply: boolean;
+}
+
+export class DeliveryLedger {
+  private position: StreamPosition | undefined;
+  /** Own events applied while Redis was away; skipped when they come back from the stream. */
+  private readonly appliedAtOnce = new Set<number>();
+  /** Highest sequence number read per origin: a resent copy is at or below it. */
+  private readonly readUpTo = new Map<string, number>();
+
+  constructor(readonly nodeId: string) {}
+
+  /** The id to read after; `0-0` before the first connection. */
+  get lastId(): string {
+    return this.position?.id ?? '0-0';
+  }
+
+  get lastOrdinal(): number {
+    return this.position?.ordinal ?? 0;
+  }
+
+  /**
+   * Compares the stream's current head with what this node saw. The first
+   * time, the node adopts the head (it has no clients to owe history to);
+   * a new epoch (Redis restarted without persistence, or the keys were
+   * deleted) or an ordinal that went backwards is a gap, and the node adopts
+   * the head too. Otherwise it reads on from where it was.
+   */
+  reconcile(head: StreamPosition): 'first' | 'continuous' | 'gap' {
+    const known = this.position;
+    if (known === undefined || known.epoch !== head.epoch || head.ordinal < known.ordinal) {
+      this.position = { ...head };
+      return known === undefined ? 'first' : 'gap';
+    }
+    return 'continuous';
+  }
+
+  /** After reading the backlog: ordinals announced by the head but never read were trimmed away. */
+  missedBefore(head: StreamPosition): boolean {
+    if (this.lastOrdinal >= head.ordinal) return false;
+    this.position = { epoch: head.epoch, ordinal: head.ordinal, id: head.id };
+    return true;
+  }
+
+  accept(entry: EntryHeader): Acceptance {
+    const gap = entry.ordinal !== this.lastOrdinal + 1;
+    this.position = { epoch: this.position?.epoch ?? '', ordinal: entry.ordinal, id: entry.id };
+    return { gap, apply: this.firstCopy(entry) };
+  }
+
+  /** A malformed entry still advances the position, so it is not mistaken for a gap. */
+  skip(id: string, ordinal: number | undefined): Acceptance {
+    const gap = ordinal !== undefined && ordinal !== this.lastOrdinal + 1;
+    this.position = { epoch: this.position?.epoch ?? '', ordinal: ordinal ?? this.lastOrdinal + 1, id };
+    return { gap, apply: false };
+  }
+
+  /** This node applied its own event `seq` before it reached Redis. */
+  markAppliedAtOnce(seq: number): void {
+    this.appliedAtOnce.add(seq);
+  }
+
+  private firstCopy(entry: EntryHeader): boolean {
+    const before = this.readUpTo.get(entry.origin) ?? 0;
+    if (entry.seq > before) this.readUpTo.set(entry.origin, entry.seq);
+    if (entry.origin === this.nodeId && this.appliedAtOnce.delete(entry.seq)) return false;
+    return entry.seq > before;
+  }
+}

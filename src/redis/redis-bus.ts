@@ -1,0 +1,221 @@
+/**
+ * A change bus on a Redis stream: `publish` goes out through the bus
+ * machine (sent at once when live, applied locally and queued otherwise);
+ * every node reads the stream in order from the last id it saw and applies
+ * each entry once, its own included. A gap it cannot rule out becomes one
+ * local `everything_changed`. The machine owns the lifecycle; this file
+ * does the I/O it asks for and reports what Redis said.
+ */
+import { randomUUID } from 'node:crypto';
+import { createActor, fromCallback, fromPromise, type Actor, type SnapshotFrom } from 'xstate';
+import {
+  redisBusMachine,
+  type CatchUpOutput,
+  type OutboundEntry,
+  type RedisBusEvent,
+  type RedisBusHealth,
+} from '../../machines/redis-bus.machine.ts';
+import type { ChangeBus, ChangeDelivery, ChangeEvent } from '../server/bus.ts';
+import { BusConnections, type RedisClientLike } from './connection.ts';
+import { DeliveryLedger } from './delivery-ledger.ts';
+import { headCommand, parseChangeEvent, parseHead, parseRead, publishCommand, readCommand, streamKeys, type StreamEntry, type StreamKeys } from './stream-protocol.ts';
+
+export type { RedisBusHealth };
+
+export interface RedisBusOptions {
+  /** A `redis://` URL (the bus makes and closes its client), or a node-redis client of the application's (the bus duplicates it for its blocking read and leaves it open). */
+  redis: string | RedisClientLike;
+  /** Key prefix shared by every node of one deployment (default `mcp-actors`); used as the Redis Cluster hash tag. */
+  prefix?: string;
+  /** Approximate number of entries the stream keeps (`XADD MAXLEN ~`, default 10,000): the retention a node may fall behind by before it must resync. */
+  maxLen?: number;
+  /** Own events held while Redis is unreachable (default 1,000); past that they are covered by one `everything_changed`. */
+  maxQueued?: number;
+  /** How long one blocking read waits before it is issued again (default 5,000 ms). */
+  blockMs?: number;
+  /** Where health changes, resyncs and malformed entries are written (default: console.warn). */
+  log?: (message: string) => void;
+}
+
+/** The Redis bus: a `ChangeBus` with health, to close when the application ends. */
+export interface RedisBus extends ChangeBus {
+  /** This bus instance's origin id in the stream. */
+  readonly nodeId: string;
+  readonly health: RedisBusHealth;
+  /** Calls `listener` on every health change; returns the function that stops it. */
+  onHealth(listener: (health: RedisBusHealth) => void): () => void;
+  /** Stops reading and publishing; closes the connections the bus made. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const READ_COUNT = 500;
+
+type Handler = (event: ChangeEvent, delivery: ChangeDelivery) => void;
+
+/** Starts connecting at once; publishing works from the first moment (queued until Redis answers). */
+export async function createRedisBus(options: RedisBusOptions): Promise<RedisBus> {
+  const bus = new RedisStreamBus(options);
+  await bus.start(options.redis);
+  return bus;
+}
+
+class RedisStreamBus implements RedisBus {
+  readonly nodeId = randomUUID();
+  private readonly keys: StreamKeys;
+  private readonly maxLen: number;
+  private readonly blockMs: number;
+  private readonly log: (message: string) => void;
+  private readonly ledger = new DeliveryLedger(this.nodeId);
+  private readonly handlers = new Set<Handler>();
+  private readonly healthListeners = new Set<(health: RedisBusHealth) => void>();
+  private readonly actor: Actor<typeof redisBusMachine>;
+  private connections: BusConnections | undefined;
+  private seq = 0;
+  private current: RedisBusHealth = 'connecting';
+
+  constructor(options: RedisBusOptions) {
+    this.keys = streamKeys(options.prefix ?? 'mcp-actors');
+    this.maxLen = options.maxLen ?? 10_000;
+    this.blockMs = options.blockMs ?? 5_000;
+    this.log = options.log ?? ((message) => console.warn(message));
+    const machine = redisBusMachine.provide({
+      actors: {
+        catchUp: fromPromise<CatchUpOutput>(() => this.catchUp()),
+        tail: fromCallback<RedisBusEvent>(({ sendBack }) => this.tail(sendBack)),
+      },
+    });
+    this.actor = createActor(machine, { input: { maxQueued: options.maxQueued ?? 1_000 } });
+    this.actor.on('send', ({ entries }) => entries.forEach((entry) => this.send(entry)));
+    this.actor.on('apply_locally', ({ entries }) => entries.forEach((entry) => this.applyAtOnce(entry)));
+    this.actor.on('announce_everything_changed', ({ dropped }) => {
+      this.log(`mcp-actors redis bus ${this.nodeId}: ${dropped} event(s) published while Redis was away did not fit the queue; announcing that everything changed`);
+      this.send({ seq: ++this.seq, payload: JSON.stringify({ type: 'everything_changed' }) });
+    });
+    this.actor.subscribe((snapshot) => this.observe(snapshot));
+    this.actor.start();
+  }
+
+  async start(redis: string | RedisClientLike): Promise<void> {
+    this.connections = await BusConnections.open(redis, {
+      ready: () => this.actor.send({ type: 'redis.ready' }),
+      lost: (cause) => this.actor.send({ type: 'redis.lost', cause }),
+    });
+  }
+
+  get health(): RedisBusHealth {
+    return this.current;
+  }
+
+  publish(event: ChangeEvent): void {
+    this.actor.send({ type: 'publish', entry: { seq: ++this.seq, payload: JSON.stringify(event) } });
+  }
+
+  subscribe(handler: Handler): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+
+  onHealth(listener: (health: RedisBusHealth) => void): () => void {
+    this.healthListeners.add(listener);
+    return () => this.healthListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.current === 'closed') return;
+    this.actor.send({ type: 'close' });
+    await this.connections?.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private observe(snapshot: SnapshotFrom<typeof redisBusMachine>): void {
+    const value = snapshot.value;
+    const health: RedisBusHealth = typeof value === 'string' ? value : value.live;
+    if (health === this.current) return;
+    const previous = this.current;
+    this.current = health;
+    this.log(`mcp-actors redis bus ${this.nodeId}: ${previous} -> ${health}`);
+    for (const listener of [...this.healthListeners]) listener(health);
+  }
+
+  private deliver(event: ChangeEvent, remote: boolean): void {
+    for (const handler of [...this.handlers]) handler(event, { remote });
+  }
+
+  private applyAtOnce(entry: OutboundEntry): void {
+    this.ledger.markAppliedAtOnce(entry.seq);
+    const event = parseChangeEvent(entry.payload);
+    if (event) this.deliver(event, false);
+  }
+
+  private send(entry: OutboundEntry): void {
+    const writer = this.connections?.writer;
+    const event = parseChangeEvent(entry.payload);
+    if (!writer || !event) return;
+    writer
+      .sendCommand(publishCommand(this.keys, this.maxLen, this.nodeId, entry.seq, event))
+      .catch((cause: unknown) => this.actor.send({ type: 'publish.failed', entry, cause }));
+  }
+
+  /** Everything may have changed: what the node tells its clients when it cannot prove it saw every event. */
+  private resync(why: string): void {
+    this.log(`mcp-actors redis bus ${this.nodeId}: ${why}; telling local clients that everything changed`);
+    this.deliver({ type: 'everything_changed' }, true);
+  }
+
+  /** Applies read entries in order; returns whether a gap had to be covered. */
+  private consume(entries: StreamEntry[]): boolean {
+    let gap = false;
+    for (const entry of entries) {
+      const acceptance = entry.ok ? this.ledger.accept(entry.header) : this.ledger.skip(entry.id, entry.ordinal);
+      if (acceptance.gap) {
+        gap = true;
+        this.resync(`entries before ${entry.ok ? entry.header.id : entry.id} were trimmed or lost`);
+      }
+      if (!entry.ok) this.log(`mcp-actors redis bus ${this.nodeId}: skipped stream entry ${entry.id}: ${entry.problem}`);
+      else if (acceptance.apply) this.deliver(entry.event, entry.header.origin !== this.nodeId);
+    }
+    return gap;
+  }
+
+  private async catchUp(): Promise<CatchUpOutput> {
+    const reader = this.connections!.reader;
+    const head = parseHead(await reader.sendCommand(headCommand(this.keys, randomUUID())));
+    const reconciled = this.ledger.reconcile(head);
+    let gap = reconciled === 'gap';
+    if (gap) this.resync('the stream was recreated (Redis restarted without persistence, or its keys were deleted)');
+    for (;;) {
+      const entries = parseRead(await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT)));
+      if (this.consume(entries)) gap = true;
+      if (entries.length < READ_COUNT) break;
+    }
+    if (this.ledger.missedBefore(head)) {
+      gap = true;
+      this.resync('entries published while this node was away were trimmed');
+    }
+    return { gap };
+  }
+
+  private tail(sendBack: (event: RedisBusEvent) => void): () => void {
+    let running = true;
+    const reader = this.connections!.reader;
+    void (async () => {
+      while (running) {
+        let reply: unknown;
+        try {
+          reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT, this.blockMs));
+        } catch (cause) {
+          if (running) sendBack({ type: 'redis.lost', cause });
+          return;
+        }
+        if (running && this.consume(parseRead(reply))) sendBack({ type: 'gap.detected' });
+      }
+    })();
+    return () => {
+      running = false;
+    };
+  }
+}

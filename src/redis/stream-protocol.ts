@@ -1,0 +1,116 @@
+/**
+ * The shape of the shared stream in Redis: its keys, the two scripts that
+ * keep an ordinal beside every entry, and the parsing of what Redis answers.
+ * Keys share one hash tag so both scripts run on Redis Cluster too.
+ *
+ *   <prefix>:events   the stream: fields n (ordinal), o (origin), s (seq), e (event JSON)
+ *   <prefix>:ordinal  the last ordinal given
+ *   <prefix>:epoch    a random id set by the first node after the keys vanished
+ */
+import { McpActorsError } from '../protocol/errors.ts';
+import type { ChangeEvent } from '../server/bus.ts';
+import type { EntryHeader, StreamPosition } from './delivery-ledger.ts';
+
+/** The keys of one stream. */
+export interface StreamKeys {
+  events: string;
+  ordinal: string;
+  epoch: string;
+}
+
+export function streamKeys(prefix: string): StreamKeys {
+  const tagged = prefix.includes('{') ? prefix : `{${prefix}}`;
+  return { events: `${tagged}:events`, ordinal: `${tagged}:ordinal`, epoch: `${tagged}:epoch` };
+}
+
+/** INCR and XADD in one step, so ordinals follow the stream's order without holes. */
+const PUBLISH_SCRIPT = `local n = redis.call('INCR', KEYS[2])
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'o', ARGV[2], 's', ARGV[3], 'e', ARGV[4])`;
+
+/** The head, read atomically: epoch (set if missing), last ordinal, last entry id. */
+const HEAD_SCRIPT = `redis.call('SET', KEYS[1], ARGV[1], 'NX')
+local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
+local id = '0-0'
+if last[1] then id = last[1][1] end
+return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2]) or '0', id}`;
+
+export function publishCommand(keys: StreamKeys, maxLen: number, origin: string, seq: number, event: ChangeEvent): string[] {
+  return ['EVAL', PUBLISH_SCRIPT, '2', keys.events, keys.ordinal, String(maxLen), origin, String(seq), JSON.stringify(event)];
+}
+
+export function headCommand(keys: StreamKeys, epochCandidate: string): string[] {
+  return ['EVAL', HEAD_SCRIPT, '3', keys.epoch, keys.ordinal, keys.events, epochCandidate];
+}
+
+export function readCommand(keys: StreamKeys, after: string, count: number, blockMs?: number): string[] {
+  const block = blockMs === undefined ? [] : ['BLOCK', String(blockMs)];
+  return ['XREAD', 'COUNT', String(count), ...block, 'STREAMS', keys.events, after];
+}
+
+/** Thrown for a reply of a shape Redis does not give; never for an entry's content. */
+export class UnexpectedReplyError extends McpActorsError {
+  override readonly name = 'UnexpectedReplyError';
+  readonly code = 'redis_unexpected_reply';
+  constructor(what: string) {
+    super(`unexpected reply from Redis to ${what}`);
+  }
+}
+
+export function parseHead(reply: unknown): StreamPosition {
+  if (!Array.isArray(reply) || reply.length !== 3) throw new UnexpectedReplyError('the head script');
+  const [epoch, ordinal, id] = reply.map(String) as [string, string, string];
+  return { epoch, ordinal: Number(ordinal), id };
+}
+
+/** An entry as read: its header and event, or why it cannot be used (still counted for continuity). */
+export type StreamEntry =
+  | { ok: true; header: EntryHeader; event: ChangeEvent }
+  | { ok: false; id: string; ordinal: number | undefined; problem: string };
+
+/** The entries of an XREAD reply for one stream (none when it timed out). */
+export function parseRead(reply: unknown): StreamEntry[] {
+  if (reply === null || reply === undefined) return [];
+  const streams = Array.isArray(reply) ? reply : Object.entries(reply as object);
+  const first: unknown = streams[0];
+  if (!Array.isArray(first) || !Array.isArray(first[1])) throw new UnexpectedReplyError('XREAD');
+  return (first[1] as unknown[]).map(parseEntry);
+}
+
+function parseEntry(raw: unknown): StreamEntry {
+  if (!Array.isArray(raw) || typeof raw[0] !== 'string' || !Array.isArray(raw[1])) throw new UnexpectedReplyError('XREAD');
+  const id = raw[0];
+  const fields = new Map<string, string>();
+  const list = raw[1] as unknown[];
+  for (let i = 0; i + 1 < list.length; i += 2) fields.set(String(list[i]), String(list[i + 1]));
+  const ordinal = integer(fields.get('n'));
+  const seq = integer(fields.get('s'));
+  const origin = fields.get('o');
+  if (ordinal === undefined || seq === undefined || !origin) return { ok: false, id, ordinal, problem: 'missing n, o or s' };
+  const event = parseChangeEvent(fields.get('e'));
+  if (!event) return { ok: false, id, ordinal, problem: 'not a change event' };
+  return { ok: true, header: { id, ordinal, origin, seq }, event };
+}
+
+function integer(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,15}$/.test(text)) return undefined;
+  return Number(text);
+}
+
+const SIMPLE_TYPES = new Set(['tools_list_changed', 'prompts_list_changed', 'resources_list_changed', 'everything_changed']);
+
+/** Another node (or anyone with write access) wrote it: validate, never trust. */
+export function parseChangeEvent(text: string | undefined): ChangeEvent | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { type, uri } = value as { type?: unknown; uri?: unknown };
+  if (typeof type !== 'string') return undefined;
+  if (SIMPLE_TYPES.has(type)) return { type } as ChangeEvent;
+  if (type === 'resource_updated' && typeof uri === 'string') return { type, uri };
+  return undefined;
+}

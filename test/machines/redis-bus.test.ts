@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromCallback, fromPromise } from 'xstate';
+import { redisBusMachine, type CatchUpOutput, type RedisBusCommand, type RedisBusEvent } from '../../machines/redis-bus.machine.ts';
+
+/** Drives the bus machine with a catch-up the test settles by hand and a tail that only records it ran. */
+function startBus(maxQueued = 3) {
+  const commands: RedisBusCommand[] = [];
+  const catchUps: Array<{ resolve: (output: CatchUpOutput) => void; reject: (error: Error) => void }> = [];
+  let tails = 0;
+  const machine = redisBusMachine.provide({
+    actors: {
+      catchUp: fromPromise<CatchUpOutput>(() => new Promise((resolve, reject) => catchUps.push({ resolve, reject }))),
+      tail: fromCallback<RedisBusEvent>(() => {
+        tails++;
+      }),
+    },
+  });
+  const actor = createActor(machine, { input: { maxQueued } });
+  for (const type of ['send', 'apply_locally', 'announce_everything_changed'] as const) actor.on(type, (command) => commands.push(command));
+  actor.start();
+  const settle = async (output: CatchUpOutput) => {
+    catchUps.shift()!.resolve(output);
+    await Promise.resolve();
+    await Promise.resolve();
+  };
+  const health = () => {
+    const value = actor.getSnapshot().value;
+    return typeof value === 'string' ? value : value.live;
+  };
+  return { actor, commands, settle, health, tails: () => tails };
+}
+
+const entry = (seq: number) => ({ seq, payload: `{"seq":${seq}}` });
+const publish = (seq: number): RedisBusEvent => ({ type: 'publish', entry: entry(seq) });
+
+describe('redis bus machine', () => {
+  it('catches up before it tails, then sends each publish at once', async () => {
+    const { actor, commands, settle, health, tails } = startBus();
+    expect(health()).toBe('connecting');
+    actor.send({ type: 'redis.ready' });
+    expect(health()).toBe('catching_up');
+    expect(tails()).toBe(0);
+    await settle({ gap: false });
+    expect(health()).toBe('connected');
+    expect(tails()).toBe(1);
+    actor.send(publish(1));
+    expect(commands).toEqual([{ type: 'send', entries: [entry(1)] }]);
+  });
+
+  it('applies a publish at once while Redis is away and sends it, in order, once live again', async () => {
+    const { actor, commands, settle, health } = startBus();
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    actor.send({ type: 'redis.lost', cause: new Error('gone') });
+    expect(health()).toBe('disconnected');
+    actor.send(publish(1));
+    actor.send(publish(2));
+    expect(commands).toEqual([
+      { type: 'apply_locally', entries: [entry(1)] },
+      { type: 'apply_locally', entries: [entry(2)] },
+    ]);
+    actor.send({ type: 'redis.ready' });
+    actor.send(publish(3)); // while catching up: queued behind 1 and 2, not applied yet
+    await settle({ gap: false });
+    expect(commands.slice(2)).toEqual([{ type: 'send', entries: [entry(1), entry(2), entry(3)] }]);
+  });
+
+  it('applies a publish queued while catching up if the link drops before it went out', async () => {
+    const { actor, commands } = startBus();
+    actor.send({ type: 'redis.ready' });
+    actor.send(publish(1));
+    expect(commands).toEqual([]);
+    actor.send({ type: 'redis.lost', cause: new Error('gone') });
+    expect(commands).toEqual([{ type: 'apply_locally', entries: [entry(1)] }]);
+  });
+
+  it('replaces a queue that overflowed with one everything-changed announcement', async () => {
+    const { actor, commands, settle } = startBus(2);
+    for (const seq of [1, 2, 3, 4]) actor.send(publish(seq));
+    expect(commands.filter((command) => command.type === 'apply_locally')).toHaveLength(4);
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    expect(commands.at(-1)).toEqual({ type: 'announce_everything_changed', dropped: 4 });
+    actor.send(publish(5));
+    expect(commands.at(-1)).toEqual({ type: 'send', entries: [entry(5)] });
+  });
+
+  it('is resynced after a catch-up or a read that found a gap, until the link next drops', async () => {
+    const { actor, settle, health } = startBus();
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: true });
+    expect(health()).toBe('resynced');
+    actor.send({ type: 'redis.lost', cause: new Error('gone') });
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    expect(health()).toBe('connected');
+    actor.send({ type: 'gap.detected' });
+    expect(health()).toBe('resynced');
+  });
+
+  it('queues and applies a publish whose send failed, and resends it once live again', async () => {
+    const { actor, commands, settle } = startBus();
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    actor.send({ type: 'publish.failed', entry: entry(1), cause: new Error('socket closed') });
+    expect(commands.at(-1)).toEqual({ type: 'apply_locally', entries: [entry(1)] });
+    actor.send({ type: 'redis.lost', cause: new Error('gone') });
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    expect(commands.at(-1)).toEqual({ type: 'send', entries: [entry(1)] });
+  });
+
+  it('ends in closed from any state', () => {
+    const { actor, health } = startBus();
+    actor.send({ type: 'close' });
+    expect(health()).toBe('closed');
+    expect(actor.getSnapshot().status).toBe('done');
+  });
+});

@@ -1,0 +1,183 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChangeDelivery, ChangeEvent } from '../../src/server/bus.ts';
+import { createRedisBus, type RedisBus, type RedisBusHealth } from '../../src/redis/index.ts';
+import { cuttableLink } from './cuttable-link.ts';
+import { startRedis, type RedisProcess } from './redis-server.ts';
+
+interface Received {
+  event: ChangeEvent;
+  remote: boolean;
+  /** How many events the test had published when this one arrived. */
+  at: number;
+}
+
+/** The test's timeline: events published so far, across every node. */
+const published: ChangeEvent[] = [];
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  published.length = 0;
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function redis(): Promise<RedisProcess> {
+  const server = await startRedis();
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+function waitForHealth(bus: RedisBus, wanted: RedisBusHealth): Promise<void> {
+  if (bus.health === wanted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = bus.onHealth((health) => {
+      if (health !== wanted) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+async function node(url: string, options: { maxLen?: number; maxQueued?: number; logs?: string[] } = {}) {
+  const received: Received[] = [];
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const bus = await createRedisBus({ redis: url, blockMs: 1000, log: (line) => options.logs?.push(line), ...options });
+  cleanups.push(() => bus.close());
+  bus.subscribe((event: ChangeEvent, delivery?: ChangeDelivery) => {
+    received.push({ event, remote: delivery?.remote ?? false, at: published.length });
+    for (const waiter of waiters.filter((candidate) => received.length >= candidate.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
+  const receivedCount = (count: number) =>
+    received.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }));
+  const publish = (event: ChangeEvent) => {
+    published.push(event);
+    bus.publish(event);
+  };
+  /** Resolves once an event matching `test` arrives (already or later). */
+  const receivedWhere = (test: (item: Received) => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!received.some(test)) return false;
+        resolve();
+        return true;
+      };
+      if (check()) return;
+      const stop = bus.subscribe(() => queueMicrotask(() => check() && stop()));
+    });
+  return { bus, received, receivedCount, publish, receivedWhere };
+}
+
+/** Every published event reached the node, or an everything_changed that arrived after it was published covers it. */
+function uncovered(received: Received[]): ChangeEvent[] {
+  const got = new Set(received.map(({ event }) => JSON.stringify(event)));
+  const lastResync = Math.max(-1, ...received.filter(({ event }) => event.type === 'everything_changed').map(({ at }) => at));
+  return published.filter((event, index) => !got.has(JSON.stringify(event)) && index >= lastResync);
+}
+
+/** Each distinct event at most once: resent copies and own events applied early are not applied twice. */
+function duplicates(received: Received[]): string[] {
+  const seen = new Set<string>();
+  return received
+    .map(({ event }) => JSON.stringify(event))
+    .filter((key) => key !== '{"type":"everything_changed"}' && (seen.has(key) || !seen.add(key)));
+}
+
+const updated = (uri: string): ChangeEvent => ({ type: 'resource_updated', uri });
+
+describe('Redis bus', () => {
+  it('every node applies every event once, its own included, in one order', async () => {
+    const server = await redis();
+    const nodes = await Promise.all([node(server.url), node(server.url), node(server.url)]);
+    await Promise.all(nodes.map(({ bus }) => waitForHealth(bus, 'connected')));
+    for (let i = 0; i < 30; i++) nodes[i % 3]!.bus.publish(updated(`test://${i}`));
+    await Promise.all(nodes.map(({ receivedCount }) => receivedCount(30)));
+    const orders = nodes.map(({ received }) => received.map(({ event }) => (event.type === 'resource_updated' ? event.uri : event.type)));
+    expect(orders[0]).toHaveLength(30);
+    expect(new Set(orders[0])).toHaveProperty('size', 30);
+    expect(orders[1]).toEqual(orders[0]);
+    expect(orders[2]).toEqual(orders[0]);
+    // Each origin's events keep their order.
+    const fromFirst = orders[0]!.filter((uri) => Number(uri.slice('test://'.length)) % 3 === 0);
+    expect(fromFirst).toEqual(Array.from({ length: 10 }, (_, k) => `test://${k * 3}`));
+    // Own events are local, the others' remote.
+    expect(nodes[0]!.received.filter(({ remote }) => !remote).map(({ event }) => event)).toEqual(fromFirst.map(updated));
+  });
+});
+
+describe('Redis bus recovery', () => {
+  it('Redis SIGKILLed and restarted without persistence: events published meanwhile apply locally at once, and every node resyncs', async () => {
+    const server = await redis();
+    const [a, b] = await Promise.all([node(server.url), node(server.url)]);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    a.publish(updated('test://before'));
+    await Promise.all([a, b].map(({ receivedCount }) => receivedCount(1)));
+    await server.kill();
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'disconnected')));
+    a.publish(updated('test://while-down'));
+    // Applied at once on the publishing node, while Redis is away.
+    expect(a.received.at(-1)).toMatchObject({ event: updated('test://while-down'), remote: false });
+    b.publish(updated('test://while-down-b'));
+    await server.restart();
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'resynced')));
+    await Promise.all([a, b].map(({ receivedWhere }) => receivedWhere(({ event }) => event.type === 'everything_changed')));
+    a.publish(updated('test://after'));
+    await Promise.all([a, b].map(({ receivedWhere }) => receivedWhere(({ event }) => JSON.stringify(event) === JSON.stringify(updated('test://after')))));
+    for (const { received } of [a, b]) {
+      expect(uncovered(received)).toEqual([]);
+      expect(duplicates(received)).toEqual([]);
+    }
+  });
+
+  it('a node cut off (CLIENT KILL) while more than the retention is published resyncs, and misses nothing silently', async () => {
+    const server = await redis();
+    const link = await cuttableLink(server.port);
+    cleanups.push(() => link.close());
+    const logs: string[] = [];
+    const [a, c] = await Promise.all([node(server.url, { maxLen: 100 }), node(link.url, { maxLen: 100, logs })]);
+    await Promise.all([a, c].map(({ bus }) => waitForHealth(bus, 'connected')));
+    a.publish(updated('test://0'));
+    await c.receivedCount(1);
+    for (const address of link.cut()) await server.command(['CLIENT', 'KILL', 'ADDR', address]);
+    await waitForHealth(c.bus, 'disconnected');
+    // Far past the retention (MAXLEN ~ trims whole stream nodes of 100 entries), in steps the connected node keeps up with.
+    for (let step = 0; step < 8; step++) {
+      for (let i = 1; i <= 50; i++) a.publish(updated(`test://${step * 50 + i}`));
+      await a.receivedCount(1 + (step + 1) * 50);
+    }
+    expect(Number(await server.command(['XLEN', '{mcp-actors}:events']))).toBeLessThan(400);
+    c.publish(updated('test://from-c-while-cut'));
+    link.restore();
+    await waitForHealth(c.bus, 'resynced');
+    await a.receivedWhere(({ event }) => JSON.stringify(event) === JSON.stringify(updated('test://from-c-while-cut')));
+    a.publish(updated('test://last'));
+    await c.receivedWhere(({ event }) => JSON.stringify(event) === JSON.stringify(updated('test://last')));
+    expect(c.received.filter(({ event }) => event.type === 'everything_changed')).toHaveLength(1);
+    expect(logs.some((line) => /trimmed/.test(line))).toBe(true);
+    for (const { received } of [a, c]) {
+      expect(uncovered(received)).toEqual([]);
+      expect(duplicates(received)).toEqual([]);
+    }
+    // The node that stayed connected never had to resync.
+    expect(a.received.some(({ event }) => event.type === 'everything_changed')).toBe(false);
+  });
+
+  it('a node whose outbound queue overflowed while cut off announces one everything_changed to every node', async () => {
+    const server = await redis();
+    const link = await cuttableLink(server.port);
+    cleanups.push(() => link.close());
+    const [a, c] = await Promise.all([node(server.url), node(link.url, { maxQueued: 3 })]);
+    await Promise.all([a, c].map(({ bus }) => waitForHealth(bus, 'connected')));
+    for (const address of link.cut()) await server.command(['CLIENT', 'KILL', 'ADDR', address]);
+    await waitForHealth(c.bus, 'disconnected');
+    for (let i = 0; i < 5; i++) c.publish(updated(`test://queued-${i}`));
+    expect(c.received.map(({ event }) => event)).toEqual(Array.from({ length: 5 }, (_, i) => updated(`test://queued-${i}`)));
+    link.restore();
+    await a.receivedWhere(({ event }) => event.type === 'everything_changed');
+    await c.receivedWhere(({ event }) => event.type === 'everything_changed');
+    await waitForHealth(c.bus, 'connected');
+    expect(a.received.map(({ event }) => event)).toEqual([{ type: 'everything_changed' }]);
+    for (const { received } of [a, c]) expect(uncovered(received)).toEqual([]);
+  });
+});

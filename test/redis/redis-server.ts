@@ -1,0 +1,91 @@
+/**
+ * A private `redis-server` for one test: a free loopback port, no
+ * persistence (so a restart loses everything, as in the field without
+ * AOF/RDB), ready once it says so on stdout. `kill()` SIGKILLs it;
+ * `restart()` starts a fresh one on the same port; `stop()` in afterEach.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { createClient } from 'redis';
+
+export interface RedisProcess {
+  readonly port: number;
+  readonly url: string;
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  /** One command on a short-lived connection of the test's own. */
+  command(args: string[]): Promise<unknown>;
+}
+
+/** A port the OS had free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function launch(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const lines: string[] = [];
+    const onExit = (code: number | null) => reject(new Error(`redis-server exited with ${code}: ${lines.join('\n')}`));
+    child.once('exit', onExit);
+    child.once('error', reject);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (line.includes('Ready to accept connections')) {
+        child.off('exit', onExit);
+        resolve(child);
+      }
+    });
+  });
+}
+
+function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+export async function startRedis(): Promise<RedisProcess> {
+  let port = await freePort();
+  let child: ChildProcess;
+  try {
+    child = await launch(port);
+  } catch {
+    // The port was taken between the probe and the launch: one more try on another.
+    port = await freePort();
+    child = await launch(port);
+  }
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    kill: () => killed(child),
+    async restart() {
+      await killed(child);
+      child = await launch(port);
+    },
+    stop: () => killed(child),
+    async command(args) {
+      const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        return await client.sendCommand(args);
+      } finally {
+        client.destroy();
+      }
+    },
+  };
+}
