@@ -6,6 +6,7 @@
  *   mcp-actors watch [options] -- COMMAND [ARGS...]
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_BACKOFF } from '../../machines/connection.machine.ts';
 import { isResourceUri } from '../protocol/filter.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { EraPreference } from '../protocol/versions.ts';
@@ -39,6 +40,10 @@ export interface WatchCommand {
   selection: InterestSelection;
   json: boolean;
   inspect: { port: number } | undefined;
+  /** Reconnect attempts after a lost connection before giving up; Infinity (the default) never gives up. */
+  maxAttempts: number;
+  /** Print what the server offers (era, capabilities, lists) and exit instead of watching. */
+  once: boolean;
 }
 
 export type CliCommand = WatchCommand | { command: 'help' };
@@ -59,6 +64,9 @@ Options:
                             (none of the four: every list the server advertises, plus the
                             first ${DEFAULT_WATCHED_URIS} resources' contents when it supports resources/subscribe)
   --json                    one JSON object per line instead of the timeline
+  --once                    print the era, capabilities and lists, then exit
+  --max-attempts N          give up after N reconnect attempts (default: retry forever,
+                            ${DEFAULT_BACKOFF.baseDelayMs} ms doubling up to ${DEFAULT_BACKOFF.maxDelayMs / 1000} s, jittered)
   --inspect                 serve the live actors to the Stately inspector
   --inspect-port PORT       the inspector's port (default 8080)
   -h, --help                this text
@@ -67,7 +75,7 @@ The demo (watch with no target):
   MCP_ACTORS_DEMO_INTERVAL_MS        time between its changes (default ${DEFAULT_DEMO_INTERVAL_MS})
   MCP_ACTORS_DEMO_RESTART_AFTER_MS   when its first process crashes, once (default ${DEFAULT_DEMO_RESTART_AFTER_MS}; 0: never)
 
-Exit status: 0 after Ctrl-C, 1 when the server cannot be watched or the connection ends, 2 for a bad command line.`;
+Exit status: 0 after Ctrl-C or --once, 1 when the server cannot be watched or the connection ends, 2 for a bad command line.`;
 
 export const DEFAULT_INSPECT_PORT = 8080;
 
@@ -88,6 +96,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
         resources: { type: 'boolean', default: false },
         uri: { type: 'string', multiple: true, default: [] },
         json: { type: 'boolean', default: false },
+        once: { type: 'boolean', default: false },
+        'max-attempts': { type: 'string' },
         inspect: { type: 'boolean', default: false },
         'inspect-port': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -127,6 +137,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     selection,
     json: values.json,
     inspect: values.inspect || values['inspect-port'] !== undefined ? { port: parsePort(values['inspect-port']) } : undefined,
+    maxAttempts: parseMaxAttempts(values['max-attempts']),
+    once: values.once,
   };
 }
 
@@ -148,6 +160,13 @@ function parseTarget(positionals: string[], command: string[], sawTerminator: bo
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`bad URL "${text}": only http: and https: are supported`);
   return { type: 'http', url };
+}
+
+function parseMaxAttempts(text: string | undefined): number {
+  if (text === undefined) return Infinity;
+  const attempts = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(attempts)) throw new UsageError(`--max-attempts must be a whole number, not "${text}"`);
+  return attempts;
 }
 
 function parsePort(text: string | undefined): number {

@@ -83,7 +83,7 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
     case 'lost':
       return [`${paint('red', '✗ connection lost')} ${event.cause}`];
     case 'reconnecting':
-      return [`${paint('yellow', '… reconnecting')} attempt ${event.attempt} in ${event.delayMs} ms ${paint('dim', `(${event.cause})`)}`];
+      return [`${paint('yellow', '… reconnecting')} attempt ${event.attempt}${event.maxAttempts !== undefined ? ` of ${event.maxAttempts}` : ''} in ${event.delayMs} ms ${paint('dim', `(${event.cause})`)}`];
     case 'reconnected':
       return [
         `${paint('green', '● reconnected')} era ${paint('bold', event.era)} (${event.protocolVersion}) to ${paint('bold', serverLabel(event.server))} ${paint('dim', `(connection #${event.generation})`)}`,

@@ -52,7 +52,8 @@ export type TimelineEvent =
   | { type: 'resource_updated'; uri: string; text: string | undefined }
   | { type: 'refetch_failed'; key: string; error: string }
   | { type: 'lost'; cause: string }
-  | { type: 'reconnecting'; attempt: number; delayMs: number; cause: string }
+  /** `maxAttempts` only when bounded (--max-attempts); the delay is the wait before this attempt. */
+  | { type: 'reconnecting'; attempt: number; maxAttempts?: number; delayMs: number; cause: string }
   | { type: 'reconnected'; era: Era; protocolVersion: string; server: ServerIdentity; generation: number }
   | { type: 'era_changed'; from: Era; to: Era }
   /** Cache transitions, named for a reader: paused (recovering), resynced (listening again), degraded, … */

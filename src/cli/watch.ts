@@ -1,7 +1,9 @@
 /**
  * `mcp-actors watch`: connect, say what was negotiated, open a change cache
  * for the selected interest and turn everything that happens into timeline
- * events until Ctrl-C (exit 0) or the connection ends on its own (exit 1).
+ * events until Ctrl-C (exit 0) or the connection ends on its own (exit 1);
+ * a lost connection is retried with the connection's backoff (forever unless
+ * --max-attempts bounds it). With --once it reports the first reads and exits 0.
  * A first connection that fails is a WatchConnectError: one line, exit 1.
  */
 import { computeFilter } from '../cache/interest.ts';
@@ -38,6 +40,8 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
     transport: target.transport,
     era: command.era,
     clientInfo: { name: 'mcp-actors-watch', version: '0.1.0' },
+    // The connection machine's own backoff, configured: a person keeps the watcher open through an outage.
+    reconnect: { maxAttempts: command.maxAttempts },
     ...(inspector ? { inspect: inspector.inspect } : {}),
   });
 
@@ -67,7 +71,7 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
         }
       });
     } else {
-      reportConnectionEvent(event, render);
+      reportConnectionEvent(event, render, command.maxAttempts);
     }
   });
 
@@ -93,6 +97,15 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   });
 
   cache = new WatchedCache(client, interest, render);
+  if (command.once) {
+    // What the server offers, read once: the first reads, then a clean close.
+    await cache.firstReads;
+    stopping = true;
+    await cache.close();
+    await client.disconnect();
+    inspector?.stop();
+    return { done: Promise.resolve(0), stop: async () => {} };
+  }
 
   const stop = async () => {
     if (stopping) return;
@@ -110,13 +123,19 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   return { done, stop };
 }
 
-function reportConnectionEvent(event: ClientEvent, render: Renderer): void {
+function reportConnectionEvent(event: ClientEvent, render: Renderer, maxAttempts: number): void {
   switch (event.type) {
     case 'connection.lost':
       render({ type: 'lost', cause: describeCause(event.cause) });
       return;
     case 'connection.reconnecting':
-      render({ type: 'reconnecting', attempt: event.attempt, delayMs: event.delayMs, cause: describeCause(event.cause) });
+      render({
+        type: 'reconnecting',
+        attempt: event.attempt,
+        ...(Number.isFinite(maxAttempts) ? { maxAttempts } : {}),
+        delayMs: event.delayMs,
+        cause: describeCause(event.cause),
+      });
       return;
     case 'connection.ready':
       // The first negotiation is reported with the server's details once connect() resolves.

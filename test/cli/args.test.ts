@@ -10,7 +10,18 @@ describe('parseCommandLine', () => {
       selection: { everything: true, tools: false, prompts: false, resources: false, uris: [] },
       json: false,
       inspect: undefined,
+      maxAttempts: Infinity,
+      once: false,
     });
+  });
+
+  it('--max-attempts bounds the reconnects; --once asks for one report', () => {
+    expect(parseCommandLine(['watch', '--max-attempts', '3', '--once'])).toMatchObject({ maxAttempts: 3, once: true });
+    expect(parseCommandLine(['watch', '--max-attempts', '0'])).toMatchObject({ maxAttempts: 0 });
+    expect(() => parseCommandLine(['watch', '--max-attempts', '-1'])).toThrow(UsageError);
+    for (const bad of ['2.5', 'lots', '', '1e3']) {
+      expect(() => parseCommandLine(['watch', '--max-attempts', bad])).toThrow(/--max-attempts must be a whole number/);
+    }
   });
 
   it('a URL is an HTTP target', () => {
