@@ -46,7 +46,8 @@ export interface WatchCommand {
   once: boolean;
 }
 
-export type CliCommand = WatchCommand | { command: 'help' };
+/** What the command line asks for: a watch, the usage text, or the version. */
+export type CliCommand = WatchCommand | { command: 'help' } | { command: 'version' };
 
 /** With no selection, how many listed resources have their contents watched (when the server supports resources/subscribe). */
 export const DEFAULT_WATCHED_URIS = 3;
@@ -69,13 +70,19 @@ Options:
                             ${DEFAULT_BACKOFF.baseDelayMs} ms doubling up to ${DEFAULT_BACKOFF.maxDelayMs / 1000} s, jittered)
   --inspect                 serve the live actors to the Stately inspector
   --inspect-port PORT       the inspector's port (default 8080)
+  -v, --version             the version of mcp-actors
   -h, --help                this text
+
+Environment:
+  NO_COLOR=1                no colours, even on a terminal
+  FORCE_COLOR=1             colours even when the output is not a terminal (FORCE_COLOR=0: none)
 
 The demo (watch with no target):
   MCP_ACTORS_DEMO_INTERVAL_MS        time between its changes (default ${DEFAULT_DEMO_INTERVAL_MS})
   MCP_ACTORS_DEMO_RESTART_AFTER_MS   when its first process crashes, once (default ${DEFAULT_DEMO_RESTART_AFTER_MS}; 0: never)
 
-Exit status: 0 after Ctrl-C or --once, 1 when the server cannot be watched or the connection ends, 2 for a bad command line.`;
+Exit status: 0 after Ctrl-C or --once, 1 when the server cannot be watched or the connection ends, 2 for a bad command line.
+(Through npm start or npx, Ctrl-C also reaches npm's shell, and npm then reports 130: see the README.)`;
 
 export const DEFAULT_INSPECT_PORT = 8080;
 
@@ -101,6 +108,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
         inspect: { type: 'boolean', default: false },
         'inspect-port': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
       },
     });
   } catch (error) {
@@ -108,6 +116,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   }
   const { values, tokens } = parsed;
   if (values.help) return { command: 'help' };
+  if (values.version) return { command: 'version' };
 
   const terminator = tokens.findIndex((token) => token.kind === 'option-terminator');
   const before: string[] = [];

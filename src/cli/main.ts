@@ -6,6 +6,9 @@
  * is one line on stderr.
  */
 import { parseCommandLine, USAGE, UsageError } from './args.ts';
+import { wantsColour } from './colour-choice.ts';
+import { describeCause, serializeError } from './error-report.ts';
+import { packageVersion } from './package-version.ts';
 import { humanRenderer } from './render-human.ts';
 import { jsonRenderer } from './render-json.ts';
 import type { Renderer } from './timeline.ts';
@@ -24,18 +27,22 @@ const fail = (message: string, code: number): void => {
   exit(code);
 };
 
+/** Set once the command line is read: with --json, a failure is also one JSON line on stdout. */
+let jsonOutput = false;
+
 async function main(argv: string[]): Promise<void> {
   const command = parseCommandLine(argv);
-  if (command.command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+  if (command.command === 'help' || command.command === 'version') {
+    process.stdout.write(`${command.command === 'help' ? USAGE : packageVersion()}\n`);
     return exit(0);
   }
+  jsonOutput = command.json;
   // A reader that went away (`| head`) is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
   const write = (text: string) => void process.stdout.write(text);
-  const render: Renderer = command.json ? jsonRenderer(write) : humanRenderer(write, { colour: process.stdout.isTTY === true });
+  const render: Renderer = command.json ? jsonRenderer(write) : humanRenderer(write, { colour: wantsColour(process.env, process.stdout.isTTY === true) });
 
   let watch: Watch | undefined;
   let interrupted = false;
@@ -52,6 +59,14 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (jsonOutput) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), type: 'error', error: serializeError(error) })}\n`);
   if (error instanceof UsageError) fail(`${error.message} (see mcp-actors --help)`, EXIT_USAGE);
-  else fail(error instanceof Error ? error.message : String(error), EXIT_FAILURE);
+  else fail(describeFailure(error), EXIT_FAILURE);
 });
+
+/** Our own errors say what failed; the innermost system error (ECONNREFUSED …) says why, so both are shown once. */
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const innermost = describeCause(error);
+  return message.includes(innermost) ? message : `${message} (${innermost})`;
+}

@@ -94,6 +94,10 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
       const colour: Colour = event.label === 'degraded' ? 'red' : event.label === 'paused' ? 'yellow' : event.label === 'resynced' ? 'green' : 'dim';
       return [`${paint(colour, `◆ ${event.label.replace('_', ' ')}`)} ${paint('dim', `cache ${event.previous} → ${event.state}`)}${event.detail ? ` ${event.detail}` : ''}`];
     }
+    case 'idle':
+      return [`${paint('dim', `◌ idle: ${event.hint}`)}`];
+    case 'error':
+      return [`${paint('red', '✗ error')} ${event.error.message}`];
     case 'closed':
       return [`${paint('bold', '■ closed')} ${event.reason}${event.detail ? ` ${paint('dim', `(${event.detail})`)}` : ''}`];
   }

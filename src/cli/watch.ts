@@ -14,7 +14,8 @@ import type { WatchCommand } from './args.ts';
 import { startInspector, type RunningInspector } from './inspect.ts';
 import { advertisedChanges, chooseInterest } from './interest-choice.ts';
 import { transportFor } from './target.ts';
-import { describeCause, serverIdentity, type Renderer } from './timeline.ts';
+import { describeCause, serializeError } from './error-report.ts';
+import { serverIdentity, type Renderer } from './timeline.ts';
 import { WatchedCache } from './watched-cache.ts';
 
 export class WatchConnectError extends McpActorsError {
@@ -61,7 +62,11 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
       const reason = event.reason;
       // After the cache has reported what the close did to it (degraded), so the close is the last line.
       setImmediate(() => {
-        render({ type: 'closed', reason: reason.type, ...('cause' in reason ? { detail: describeCause(reason.cause) } : {}) });
+        render({
+          type: 'closed',
+          reason: reason.type,
+          ...('cause' in reason ? { detail: describeCause(reason.cause), error: serializeError(reason.cause) } : {}),
+        });
         markCloseReported();
         // After stop() the watch ends when stop() has closed everything, not at the close event.
         if (!stopping) {
@@ -106,6 +111,10 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
     inspector?.stop();
     return { done: Promise.resolve(0), stop: async () => {} };
   }
+  const filter = computeFilter(interest, capabilities);
+  void cache.firstReads.then(() => {
+    if (!stopping) render({ type: 'idle', hint: idleHint(filter !== null) });
+  });
 
   const stop = async () => {
     if (stopping) return;
@@ -123,10 +132,17 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   return { done, stop };
 }
 
+/** Why a quiet timeline is normal: many servers change only when a client (not this watcher) calls their tools. */
+function idleHint(listening: boolean): string {
+  return listening
+    ? 'waiting for changes; many servers change only when a client calls their tools or edits their data, so nothing shows until then'
+    : 'the server advertises no change notifications for what is watched; nothing more will show until the connection changes';
+}
+
 function reportConnectionEvent(event: ClientEvent, render: Renderer, maxAttempts: number): void {
   switch (event.type) {
     case 'connection.lost':
-      render({ type: 'lost', cause: describeCause(event.cause) });
+      render({ type: 'lost', cause: describeCause(event.cause), error: serializeError(event.cause) });
       return;
     case 'connection.reconnecting':
       render({
@@ -135,6 +151,7 @@ function reportConnectionEvent(event: ClientEvent, render: Renderer, maxAttempts
         ...(Number.isFinite(maxAttempts) ? { maxAttempts } : {}),
         delayMs: event.delayMs,
         cause: describeCause(event.cause),
+        error: serializeError(event.cause),
       });
       return;
     case 'connection.ready':
