@@ -20,8 +20,13 @@ export class UsageError extends McpActorsError {
 export type WatchTarget =
   /** No target: the bundled demo server, run as a stdio child. */
   | { type: 'demo' }
-  | { type: 'http'; url: URL }
-  | { type: 'stdio'; command: string; args: string[] };
+  | { type: 'http'; url: URL; headers?: Record<string, string> }
+  | { type: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
+  /** The servers of a host's `mcpServers` config (all, or those named by --server). */
+  | { type: 'config'; file: string; servers: string[] };
+
+/** One server to watch: what a --config target resolves into. */
+export type ServerTarget = Exclude<WatchTarget, { type: 'config' }>;
 
 /** What the watcher listens for; `undefined` lists mean "whatever the server advertises". */
 export interface InterestSelection {
@@ -55,6 +60,7 @@ export const DEFAULT_WATCHED_URIS = 3;
 export const USAGE = `Usage:
   mcp-actors watch [options] [URL]              watch a Streamable HTTP server (no URL: the bundled demo)
   mcp-actors watch [options] -- COMMAND [ARGS]  watch a stdio server
+  mcp-actors watch [options] --config FILE      watch the servers of an MCP host's config ("mcpServers")
 
 Options:
   --era auto|legacy|modern  protocol era to negotiate (default auto)
@@ -64,6 +70,8 @@ Options:
   --uri URI                 watch one resource's contents (repeatable)
                             (none of the four: every list the server advertises, plus the
                             first ${DEFAULT_WATCHED_URIS} resources' contents when it supports resources/subscribe)
+  --config FILE             a JSON file with an "mcpServers" map, as MCP hosts keep (\${VAR} expanded)
+  --server NAME             with --config: only this server (repeatable; default: all of them)
   --json                    one JSON object per line instead of the timeline
   --once                    print the era, capabilities and lists, then exit
   --max-attempts N          give up after N reconnect attempts (default: retry forever,
@@ -104,6 +112,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
         uri: { type: 'string', multiple: true, default: [] },
         json: { type: 'boolean', default: false },
         once: { type: 'boolean', default: false },
+        config: { type: 'string' },
+        server: { type: 'string', multiple: true, default: [] },
         'max-attempts': { type: 'string' },
         inspect: { type: 'boolean', default: false },
         'inspect-port': { type: 'string' },
@@ -141,7 +151,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   };
   return {
     command: 'watch',
-    target: parseTarget(rest, after, terminator !== -1),
+    target: values.config !== undefined ? configTarget(values.config, values.server, rest, terminator !== -1) : parseTarget(rest, after, terminator !== -1, values.server),
     era: values.era as EraPreference,
     selection,
     json: values.json,
@@ -151,7 +161,13 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   };
 }
 
-function parseTarget(positionals: string[], command: string[], sawTerminator: boolean): WatchTarget {
+function configTarget(file: string, servers: string[], positionals: string[], sawTerminator: boolean): WatchTarget {
+  if (positionals.length > 0 || sawTerminator) throw new UsageError('give either --config or a URL or a command, not both');
+  return { type: 'config', file, servers };
+}
+
+function parseTarget(positionals: string[], command: string[], sawTerminator: boolean, servers: string[]): WatchTarget {
+  if (servers.length > 0) throw new UsageError('--server names a server of --config FILE');
   if (sawTerminator) {
     if (positionals.length > 0) throw new UsageError('give either a URL or a command after --, not both');
     const [program, ...args] = command;

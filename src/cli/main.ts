@@ -12,7 +12,9 @@ import { packageVersion } from './package-version.ts';
 import { humanRenderer } from './render-human.ts';
 import { jsonRenderer } from './render-json.ts';
 import type { Renderer } from './timeline.ts';
+import { readHostConfig } from './host-config.ts';
 import { startWatch, type Watch } from './watch.ts';
+import { startWatchSet } from './watch-set.ts';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -22,8 +24,10 @@ const exit = (code: number): void => {
   process.stdout.write('', () => process.exit(code));
 };
 
+const oneLine = (message: string): string => message.replace(/\s*\n\s*/g, ' ');
+
 const fail = (message: string, code: number): void => {
-  process.stderr.write(`mcp-actors: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  process.stderr.write(`mcp-actors: ${oneLine(message)}\n`);
   exit(code);
 };
 
@@ -42,7 +46,13 @@ async function main(argv: string[]): Promise<void> {
     if (error.code === 'EPIPE') process.exit(0);
   });
   const write = (text: string) => void process.stdout.write(text);
-  const render: Renderer = command.json ? jsonRenderer(write) : humanRenderer(write, { colour: wantsColour(process.env, process.stdout.isTTY === true) });
+  const colour = wantsColour(process.env, process.stdout.isTTY === true);
+  const renderer = (serverName?: string): Renderer =>
+    command.json ? jsonRenderer(write, undefined, serverName) : humanRenderer(write, { colour, ...(serverName !== undefined ? { serverName } : {}) });
+  const { target } = command;
+  // The config is read before anything starts, so a mistake in it is one line and nothing to clean up.
+  const servers = target.type === 'config' ? readHostConfig(target.file, target.servers, process.env) : undefined;
+  if (servers && servers.length > 1 && command.inspect) throw new UsageError('--inspect watches one server; pick it with --server NAME');
 
   let watch: Watch | undefined;
   let interrupted = false;
@@ -54,7 +64,12 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
-  watch = await startWatch(command, render);
+  watch =
+    target.type !== 'config'
+      ? await startWatch(command, target, renderer())
+      : servers!.length === 1
+        ? await startWatch(command, servers![0]!.target, renderer(servers![0]!.name))
+        : await startWatchSet(command, servers!, renderer, (name, error) => process.stderr.write(`mcp-actors: [${name}] ${oneLine(describeFailure(error))}\n`));
   exit(await watch.done);
 }
 

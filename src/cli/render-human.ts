@@ -28,12 +28,15 @@ const clock = (date: Date): string => date.toISOString().slice(11, 23);
 const serverLabel = (server: ServerIdentity): string => [server.name ?? 'unnamed server', server.version].filter(Boolean).join(' ');
 const yesNo = (paint: Paint, on: boolean): string => (on ? paint('green', 'yes') : paint('dim', 'no'));
 
-export function humanRenderer(write: (text: string) => void, options: { colour: boolean; now?: () => Date }): Renderer {
+/** The timeline for a person; `serverName` prefixes every line of one server of a --config watch. */
+export function humanRenderer(write: (text: string) => void, options: { colour: boolean; now?: () => Date; serverName?: string }): Renderer {
   const paint: Paint = options.colour ? (colour, text) => `\x1b[${CODES[colour][0]}m${text}\x1b[${CODES[colour][1]}m` : (_, text) => text;
   const now = options.now ?? (() => new Date());
+  const prefix = options.serverName !== undefined ? `${paint('bold', `[${options.serverName}]`)} ` : '';
+  const indent = INDENT + ' '.repeat(prefix === '' ? 0 : options.serverName!.length + 3);
   return (event) => {
     const lines = describe(event, paint);
-    write(`${paint('dim', clock(now()))}  ${lines.join(`\n${INDENT}`)}\n`);
+    write(`${paint('dim', clock(now()))}  ${prefix}${lines.join(`\n${indent}`)}\n`);
   };
 }
 

@@ -10,7 +10,7 @@ import { computeFilter } from '../cache/interest.ts';
 import { createClient, type ClientEvent } from '../client/client.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
-import type { WatchCommand } from './args.ts';
+import type { ServerTarget, WatchCommand } from './args.ts';
 import { startInspector, type RunningInspector } from './inspect.ts';
 import { advertisedChanges, chooseInterest } from './interest-choice.ts';
 import { transportFor } from './target.ts';
@@ -30,15 +30,16 @@ export interface Watch {
   stop(): Promise<void>;
 }
 
-export async function startWatch(command: WatchCommand, render: Renderer): Promise<Watch> {
+/** Watches one server (`target`: the command's own, or one server of its --config) with the command's options. */
+export async function startWatch(command: WatchCommand, target: ServerTarget, render: Renderer): Promise<Watch> {
   let inspector: RunningInspector | undefined;
   if (command.inspect) {
     inspector = await startInspector(command.inspect.port);
     render({ type: 'inspector', url: inspector.url, websocket: inspector.websocket });
   }
-  const target = transportFor(command.target, (pid, label) => render({ type: 'spawned', pid, command: label }));
+  const transport = transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
   const client = createClient({
-    transport: target.transport,
+    transport: transport.transport,
     era: command.era,
     clientInfo: { name: 'mcp-actors-watch', version: '0.1.0' },
     // The connection machine's own backoff, configured: a person keeps the watcher open through an outage.
@@ -85,7 +86,7 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   } catch (cause) {
     inspector?.stop();
     await client.disconnect().catch(() => {});
-    throw new WatchConnectError(`cannot watch ${target.label}: ${describeCause(cause)}`, { cause });
+    throw new WatchConnectError(`cannot watch ${transport.label}: ${describeCause(cause)}`, { cause });
   }
 
   connected = true;

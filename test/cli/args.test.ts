@@ -15,6 +15,15 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('--config FILE is a config target, --server narrows it; neither mixes with a URL or a command', () => {
+    expect(parseCommandLine(['watch', '--config', 'mcp.json', '--server', 'a', '--server', 'b'])).toMatchObject({
+      target: { type: 'config', file: 'mcp.json', servers: ['a', 'b'] },
+    });
+    expect(() => parseCommandLine(['watch', '--config', 'mcp.json', 'http://127.0.0.1:1/mcp'])).toThrow(/either --config or a URL/);
+    expect(() => parseCommandLine(['watch', '--config', 'mcp.json', '--', 'node'])).toThrow(UsageError);
+    expect(() => parseCommandLine(['watch', '--server', 'a'])).toThrow(/--server names a server of --config FILE/);
+  });
+
   it('--max-attempts bounds the reconnects; --once asks for one report', () => {
     expect(parseCommandLine(['watch', '--max-attempts', '3', '--once'])).toMatchObject({ maxAttempts: 3, once: true });
     expect(parseCommandLine(['watch', '--max-attempts', '0'])).toMatchObject({ maxAttempts: 0 });
