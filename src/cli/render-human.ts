@@ -94,8 +94,9 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
     case 'era_changed':
       return [`${paint('yellow', '⇄ era changed')} ${event.from} → ${event.to}`];
     case 'cache': {
-      const colour: Colour = event.label === 'degraded' ? 'red' : event.label === 'paused' ? 'yellow' : event.label === 'resynced' ? 'green' : 'dim';
-      return [`${paint(colour, `◆ ${event.label.replace('_', ' ')}`)} ${paint('dim', `cache ${event.previous} → ${event.state}`)}${event.detail ? ` ${event.detail}` : ''}`];
+      const colour: Colour = event.state === 'degraded' ? 'red' : event.state === 'recovering' ? 'yellow' : event.resumed ? 'green' : 'dim';
+      const name = event.resumed ? `${event.state} (resumed)` : event.state;
+      return [`${paint(colour, `◆ ${name}`)} ${paint('dim', `cache ${event.previous} → ${event.state}`)}${event.detail ? ` ${event.detail}` : ''}`];
     }
     case 'idle':
       return [`${paint('dim', `◌ idle: ${event.hint}`)}`];

@@ -60,15 +60,16 @@ export type TimelineEvent =
   | { type: 'reconnecting'; attempt: number; maxAttempts?: number; delayMs: number; cause: string; error?: SerializedError }
   | { type: 'reconnected'; era: Era; protocolVersion: string; server: ServerIdentity; generation: number }
   | { type: 'era_changed'; from: Era; to: Era }
-  /** Cache transitions, named for a reader: paused (recovering), resynced (listening again), degraded, … */
-  | { type: 'cache'; state: CacheState; previous: CacheState; label: CacheLabel; detail?: string }
+  /**
+   * A cache transition, by the cache machine's own state names (the diagram's); `resumed`: a listening
+   * that picked up again after an earlier stream (a reconnect, a completed stream), so the lists were refetched.
+   */
+  | { type: 'cache'; state: CacheState; previous: CacheState; resumed: boolean; detail?: string }
   | { type: 'closed'; reason: ConnectionClosedReason['type'] | 'interrupted'; detail?: string; error?: SerializedError }
   /** The first reads are done and nothing else is pending: what to expect next. */
   | { type: 'idle'; hint: string }
   /** The watch could not start or went wrong: the same error stderr shows on one line (printed with --json only). */
   | { type: 'error'; error: SerializedError };
-
-export type CacheLabel = 'listening' | 'paused' | 'resynced' | 'degraded' | 'completed' | 'no_overlap' | 'negotiating' | 'idle';
 
 /** Where one rendered event goes. */
 export type Renderer = (event: TimelineEvent) => void;
