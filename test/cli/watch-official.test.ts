@@ -67,5 +67,5 @@ describe('watch (official server 2.x that cannot be restarted)', () => {
     expect(attempts).toEqual([1, 2, 3, 4, 5]);
     expect(run.events.some((event) => event.type === 'cache' && event.state === 'degraded')).toBe(true);
     expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'reconnect_exhausted' });
-  }, 40_000); // the default delays: five attempts, up to ~8 s of waiting
+  }, 60_000); // the default delays: five attempts, up to ~8 s of waiting, each respawn seconds of tsx start on a loaded machine
 });
