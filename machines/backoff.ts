@@ -1,10 +1,10 @@
 /**
  * The one backoff policy of the project: exponential from a base delay,
- * capped, with jitter, for a bounded number of attempts. The connection's
+ * capped, with jitter, for a number of attempts (bounded, or Infinity). The connection's
  * reconnects and the cache's recovery both use it.
  */
 export interface Backoff {
-  /** Attempts before giving up. */
+  /** Attempts before giving up; `Infinity` never gives up (a watcher a person keeps open). */
   maxAttempts: number;
   /** The delay before the first attempt; doubles per attempt. */
   baseDelayMs: number;

@@ -31,9 +31,15 @@
  * reports what the answer says (cancelling the probe when the state that
  * sent it is left unanswered); `initialize` sends `initialize` and reports
  * its answer (never cancelled: the legacy lifecycle forbids it); `adopt`
- * switches the wire to the negotiated era (legacy: `notifications/initialized`).
+ * switches the wire to the negotiated era (legacy: `notifications/initialized`);
+ * `unreadableOutput` reports each line the peer sent that is no JSON-RPC message.
+ *
+ * A peer that prints something unreadable while the negotiation is undecided
+ * gets one probe timeout more to answer; past it the negotiation fails saying
+ * what the peer printed (a server that logs to stdout is misconfigured; a
+ * banner before a prompt answer still negotiates).
  */
-import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { Era, EraPreference } from './era.ts';
 import { NegotiationError } from './negotiation-errors.ts';
 
@@ -80,7 +86,10 @@ export type InitializeEvent =
   /** A result in no legacy version, a lost transport. */
   | { type: 'initialize.failed'; error: unknown };
 
-export type NegotiationEvent = DiscoverEvent | InitializeEvent;
+/** What the I/O reports of the peer's output: a line that is no JSON-RPC message (`sample`: its start). */
+export type OutputEvent = { type: 'peer.unreadable'; sample: string };
+
+export type NegotiationEvent = DiscoverEvent | InitializeEvent | OutputEvent | { type: 'unreadable.deadline' };
 
 export interface NegotiationContext extends NegotiationInput {
   negotiated: Negotiated | undefined;
@@ -89,6 +98,8 @@ export interface NegotiationContext extends NegotiationInput {
   legacyEvidence: string | undefined;
   /** Whether an `initialize` went out, for the failure message. */
   initializeSent: boolean;
+  /** The first unreadable line the peer printed, if any. */
+  unreadable: string | undefined;
 }
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -109,6 +120,8 @@ export const negotiationMachine = setup({
     adopt: fromPromise<void, Negotiated>(async () => {
       throw new Error('adopt is provided by src/client');
     }),
+    /** Reports every line the peer sends that is not a JSON-RPC message, as `peer.unreadable`. */
+    unreadableOutput: fromCallback<{ type: 'never' }>(() => () => {}),
   },
   guards: {
     pinnedLegacy: ({ context }) => context.era === 'legacy',
@@ -116,6 +129,8 @@ export const negotiationMachine = setup({
     eager: ({ context }) => context.era === 'auto' && context.silenceMayMeanLegacy && context.previousEra !== 'modern',
     silenceMayMeanLegacy: ({ context }) => context.era === 'auto' && context.silenceMayMeanLegacy,
     legacyEvidenceSeen: ({ context }) => context.legacyEvidence !== undefined,
+    firstUnreadableWhileUndecided: ({ context }) => context.unreadable === undefined && context.negotiated === undefined,
+    undecided: ({ context }) => context.negotiated === undefined,
   },
   delays: {
     probeTimeout: ({ context }) => context.probeTimeoutMs,
@@ -129,6 +144,12 @@ export const negotiationMachine = setup({
       legacyEvidence: ({ context, event }) => (event.type === 'discover.legacy' ? event.evidence : context.legacyEvidence),
     }),
     noteInitializeSent: assign({ initializeSent: true }),
+    recordUnreadable: assign({ unreadable: ({ context, event }) => (event.type === 'peer.unreadable' ? event.sample : context.unreadable) }),
+    startUnreadableDeadline: raise({ type: 'unreadable.deadline' }, { delay: 'probeTimeout' }),
+    failUnreadable: assign({
+      failure: ({ context }) =>
+        new NegotiationError(`the server printed something that is not JSON-RPC instead of answering: ${JSON.stringify(context.unreadable)}`),
+    }),
     recordFailure: assign({ failure: ({ event }) => ('error' in event ? event.error : event) }),
     failPinnedModern: assign({
       failure: ({ event }) =>
@@ -147,7 +168,19 @@ export const negotiationMachine = setup({
   },
 }).createMachine({
   id: 'negotiation',
-  context: ({ input }) => ({ ...input, negotiated: undefined, failure: undefined, legacyEvidence: undefined, initializeSent: false }),
+  context: ({ input }) => ({
+    ...input,
+    negotiated: undefined,
+    failure: undefined,
+    legacyEvidence: undefined,
+    initializeSent: false,
+    unreadable: undefined,
+  }),
+  invoke: { src: 'unreadableOutput' },
+  on: {
+    'peer.unreadable': { guard: 'firstUnreadableWhileUndecided', actions: ['recordUnreadable', 'startUnreadableDeadline'] },
+    'unreadable.deadline': { guard: 'undecided', target: '.failed', actions: 'failUnreadable' },
+  },
   initial: 'choosing',
   states: {
     choosing: {

@@ -146,12 +146,26 @@ describe('toMermaid', () => {
         '    door_broken --> [*]',
         '    door_closed --> door_open : after(ackTimeout) [quiet]',
         '    door_open --> door_closed : close [and(authorized, not(quiet))]',
-        '    door_open --> door_open : close',
+        '    door_open --> door_open : close [else]',
         '  }',
         '  door_closed_locked --> door_broken : error(unlock)',
         '',
       ].join('\n'),
     );
+  });
+
+  it('gives every guarded transition a label of its own: an unguarded fallback is [else]', async () => {
+    for (const file of await readdir(join(repoRoot, 'diagrams'))) {
+      const text = await readFile(join(repoRoot, 'diagrams', file), 'utf8');
+      for (const line of text.split('\n').filter((candidate) => candidate.includes(' --> ') && candidate.includes(' : '))) {
+        const labels = line.slice(line.indexOf(' : ') + 3).split('<br/>');
+        const events = labels.map((label) => label.split(' [')[0]);
+        // The same event twice on one edge is only readable when each says its guard.
+        for (const [index, label] of labels.entries()) {
+          if (events.filter((event) => event === events[index]).length > 1) expect(label, `${file}: ${line}`).toMatch(/\[.+\]$/);
+        }
+      }
+    }
   });
 
   it('writes edges that leave a composite at the top level, so Mermaid keeps each state in its own block', () => {

@@ -6,6 +6,7 @@
  *   mcp-actors watch [options] -- COMMAND [ARGS...]
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_BACKOFF } from '../../machines/connection.machine.ts';
 import { isResourceUri } from '../protocol/filter.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { EraPreference } from '../protocol/versions.ts';
@@ -19,8 +20,13 @@ export class UsageError extends McpActorsError {
 export type WatchTarget =
   /** No target: the bundled demo server, run as a stdio child. */
   | { type: 'demo' }
-  | { type: 'http'; url: URL }
-  | { type: 'stdio'; command: string; args: string[] };
+  | { type: 'http'; url: URL; headers?: Record<string, string> }
+  | { type: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
+  /** The servers of a host's `mcpServers` config (all, or those named by --server). */
+  | { type: 'config'; file: string; servers: string[] };
+
+/** One server to watch: what a --config target resolves into. */
+export type ServerTarget = Exclude<WatchTarget, { type: 'config' }>;
 
 /** What the watcher listens for; `undefined` lists mean "whatever the server advertises". */
 export interface InterestSelection {
@@ -39,9 +45,14 @@ export interface WatchCommand {
   selection: InterestSelection;
   json: boolean;
   inspect: { port: number } | undefined;
+  /** Reconnect attempts after a lost connection before giving up; Infinity (the default) never gives up. */
+  maxAttempts: number;
+  /** Print what the server offers (era, capabilities, lists) and exit instead of watching. */
+  once: boolean;
 }
 
-export type CliCommand = WatchCommand | { command: 'help' };
+/** What the command line asks for: a watch, the usage text, or the version. */
+export type CliCommand = WatchCommand | { command: 'help' } | { command: 'version' };
 
 /** With no selection, how many listed resources have their contents watched (when the server supports resources/subscribe). */
 export const DEFAULT_WATCHED_URIS = 3;
@@ -49,6 +60,7 @@ export const DEFAULT_WATCHED_URIS = 3;
 export const USAGE = `Usage:
   mcp-actors watch [options] [URL]              watch a Streamable HTTP server (no URL: the bundled demo)
   mcp-actors watch [options] -- COMMAND [ARGS]  watch a stdio server
+  mcp-actors watch [options] --config FILE      watch the servers of an MCP host's config ("mcpServers")
 
 Options:
   --era auto|legacy|modern  protocol era to negotiate (default auto)
@@ -58,16 +70,27 @@ Options:
   --uri URI                 watch one resource's contents (repeatable)
                             (none of the four: every list the server advertises, plus the
                             first ${DEFAULT_WATCHED_URIS} resources' contents when it supports resources/subscribe)
+  --config FILE             a JSON file with an "mcpServers" map, as MCP hosts keep (\${VAR} expanded)
+  --server NAME             with --config: only this server (repeatable; default: all of them)
   --json                    one JSON object per line instead of the timeline
+  --once                    print the era, capabilities and lists, then exit
+  --max-attempts N          give up after N reconnect attempts (default: retry forever,
+                            ${DEFAULT_BACKOFF.baseDelayMs} ms doubling up to ${DEFAULT_BACKOFF.maxDelayMs / 1000} s, jittered)
   --inspect                 serve the live actors to the Stately inspector
   --inspect-port PORT       the inspector's port (default 8080)
+  -v, --version             the version of mcp-actors
   -h, --help                this text
+
+Environment:
+  NO_COLOR=1                no colours, even on a terminal
+  FORCE_COLOR=1             colours even when the output is not a terminal (FORCE_COLOR=0: none)
 
 The demo (watch with no target):
   MCP_ACTORS_DEMO_INTERVAL_MS        time between its changes (default ${DEFAULT_DEMO_INTERVAL_MS})
   MCP_ACTORS_DEMO_RESTART_AFTER_MS   when its first process crashes, once (default ${DEFAULT_DEMO_RESTART_AFTER_MS}; 0: never)
 
-Exit status: 0 after Ctrl-C, 1 when the server cannot be watched or the connection ends, 2 for a bad command line.`;
+Exit status: 0 after Ctrl-C or --once, 1 when the server cannot be watched or the connection ends, 2 for a bad command line.
+(Through npm start or npx, Ctrl-C also reaches npm's shell, and npm then reports 130: see the README.)`;
 
 export const DEFAULT_INSPECT_PORT = 8080;
 
@@ -88,9 +111,14 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
         resources: { type: 'boolean', default: false },
         uri: { type: 'string', multiple: true, default: [] },
         json: { type: 'boolean', default: false },
+        once: { type: 'boolean', default: false },
+        config: { type: 'string' },
+        server: { type: 'string', multiple: true, default: [] },
+        'max-attempts': { type: 'string' },
         inspect: { type: 'boolean', default: false },
         'inspect-port': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
       },
     });
   } catch (error) {
@@ -98,6 +126,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   }
   const { values, tokens } = parsed;
   if (values.help) return { command: 'help' };
+  if (values.version) return { command: 'version' };
 
   const terminator = tokens.findIndex((token) => token.kind === 'option-terminator');
   const before: string[] = [];
@@ -122,15 +151,23 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   };
   return {
     command: 'watch',
-    target: parseTarget(rest, after, terminator !== -1),
+    target: values.config !== undefined ? configTarget(values.config, values.server, rest, terminator !== -1) : parseTarget(rest, after, terminator !== -1, values.server),
     era: values.era as EraPreference,
     selection,
     json: values.json,
     inspect: values.inspect || values['inspect-port'] !== undefined ? { port: parsePort(values['inspect-port']) } : undefined,
+    maxAttempts: parseMaxAttempts(values['max-attempts']),
+    once: values.once,
   };
 }
 
-function parseTarget(positionals: string[], command: string[], sawTerminator: boolean): WatchTarget {
+function configTarget(file: string, servers: string[], positionals: string[], sawTerminator: boolean): WatchTarget {
+  if (positionals.length > 0 || sawTerminator) throw new UsageError('give either --config or a URL or a command, not both');
+  return { type: 'config', file, servers };
+}
+
+function parseTarget(positionals: string[], command: string[], sawTerminator: boolean, servers: string[]): WatchTarget {
+  if (servers.length > 0) throw new UsageError('--server names a server of --config FILE');
   if (sawTerminator) {
     if (positionals.length > 0) throw new UsageError('give either a URL or a command after --, not both');
     const [program, ...args] = command;
@@ -148,6 +185,13 @@ function parseTarget(positionals: string[], command: string[], sawTerminator: bo
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`bad URL "${text}": only http: and https: are supported`);
   return { type: 'http', url };
+}
+
+function parseMaxAttempts(text: string | undefined): number {
+  if (text === undefined) return Infinity;
+  const attempts = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(attempts)) throw new UsageError(`--max-attempts must be a whole number, not "${text}"`);
+  return attempts;
 }
 
 function parsePort(text: string | undefined): number {

@@ -6,10 +6,10 @@
  * so bursts collapse and no change goes unreported.
  */
 import type { CachedList } from '../cache/entries.ts';
-import type { CacheEvent, CacheState, ChangeCache, EntryKey } from '../cache/types.ts';
+import type { CacheEvent, ChangeCache, EntryKey } from '../cache/types.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { diffList, identityOf, isEmptyDiff } from './list-diff.ts';
-import { describeCause, type CacheLabel, type Renderer } from './timeline.ts';
+import { describeCause, type Renderer } from './timeline.ts';
 
 const RESOURCE_PREFIX = 'resource:';
 const READ_TIMEOUT_MS = 10_000;
@@ -62,12 +62,11 @@ export class CacheFeed {
         if (!this.#connectionClosed) this.render({ type: 'refetch_failed', key: event.key, error: describeCause(event.error) });
         return;
       case 'state': {
-        const label = labelOf(event.state, event.detail);
         this.render({
           type: 'cache',
           state: event.state,
           previous: event.previous,
-          label,
+          resumed: event.state === 'listening' && isResumed(event.detail),
           ...(event.detail !== undefined ? { detail: describeDetail(event.detail) } : {}),
         });
         return;
@@ -131,20 +130,7 @@ export class CacheFeed {
   }
 }
 
-/** A cache state named for a reader; listening again after an earlier stream (the cache says `resumed`) is a resync. */
-function labelOf(state: CacheState, detail: unknown): CacheLabel {
-  switch (state) {
-    case 'recovering':
-      return 'paused';
-    case 'listening':
-      return isResumed(detail) ? 'resynced' : 'listening';
-    case 'noOverlap':
-      return 'no_overlap';
-    default:
-      return state;
-  }
-}
-
+/** Whether a `listening` state's detail says the cache resumed after an earlier stream. */
 const isResumed = (detail: unknown): boolean =>
   detail !== null && typeof detail === 'object' && (detail as { resumed?: unknown }).resumed === true;
 
@@ -158,7 +144,7 @@ function firstText(result: JsonObject): string | undefined {
   return undefined;
 }
 
-/** A cache state's detail as `key=value` pairs; the filter (the connected line shows it) and `resumed` (the label says it) are left out. */
+/** A cache state's detail as `key=value` pairs; the filter (the connected line shows it) and `resumed` (a field of its own) are left out. */
 function describeDetail(detail: unknown): string {
   if (detail === null || typeof detail !== 'object' || detail instanceof Error) return describeCause(detail);
   return Object.entries(detail)

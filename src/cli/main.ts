@@ -6,10 +6,15 @@
  * is one line on stderr.
  */
 import { parseCommandLine, USAGE, UsageError } from './args.ts';
+import { wantsColour } from './colour-choice.ts';
+import { describeCause, serializeError } from './error-report.ts';
+import { packageVersion } from './package-version.ts';
 import { humanRenderer } from './render-human.ts';
 import { jsonRenderer } from './render-json.ts';
 import type { Renderer } from './timeline.ts';
+import { readHostConfig } from './host-config.ts';
 import { startWatch, type Watch } from './watch.ts';
+import { startWatchSet } from './watch-set.ts';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -19,23 +24,35 @@ const exit = (code: number): void => {
   process.stdout.write('', () => process.exit(code));
 };
 
+const oneLine = (message: string): string => message.replace(/\s*\n\s*/g, ' ');
+
 const fail = (message: string, code: number): void => {
-  process.stderr.write(`mcp-actors: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  process.stderr.write(`mcp-actors: ${oneLine(message)}\n`);
   exit(code);
 };
 
+/** Set once the command line is read: with --json, a failure is also one JSON line on stdout. */
+let jsonOutput = false;
+
 async function main(argv: string[]): Promise<void> {
   const command = parseCommandLine(argv);
-  if (command.command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+  if (command.command === 'help' || command.command === 'version') {
+    process.stdout.write(`${command.command === 'help' ? USAGE : packageVersion()}\n`);
     return exit(0);
   }
+  jsonOutput = command.json;
   // A reader that went away (`| head`) is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
   const write = (text: string) => void process.stdout.write(text);
-  const render: Renderer = command.json ? jsonRenderer(write) : humanRenderer(write, { colour: process.stdout.isTTY === true });
+  const colour = wantsColour(process.env, process.stdout.isTTY === true);
+  const renderer = (serverName?: string): Renderer =>
+    command.json ? jsonRenderer(write, undefined, serverName) : humanRenderer(write, { colour, ...(serverName !== undefined ? { serverName } : {}) });
+  const { target } = command;
+  // The config is read before anything starts, so a mistake in it is one line and nothing to clean up.
+  const servers = target.type === 'config' ? readHostConfig(target.file, target.servers, process.env) : undefined;
+  if (servers && servers.length > 1 && command.inspect) throw new UsageError('--inspect watches one server; pick it with --server NAME');
 
   let watch: Watch | undefined;
   let interrupted = false;
@@ -47,11 +64,24 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
-  watch = await startWatch(command, render);
+  watch =
+    target.type !== 'config'
+      ? await startWatch(command, target, renderer())
+      : servers!.length === 1
+        ? await startWatch(command, servers![0]!.target, renderer(servers![0]!.name))
+        : await startWatchSet(command, servers!, renderer, (name, error) => process.stderr.write(`mcp-actors: [${name}] ${oneLine(describeFailure(error))}\n`));
   exit(await watch.done);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (jsonOutput) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), type: 'error', error: serializeError(error) })}\n`);
   if (error instanceof UsageError) fail(`${error.message} (see mcp-actors --help)`, EXIT_USAGE);
-  else fail(error instanceof Error ? error.message : String(error), EXIT_FAILURE);
+  else fail(describeFailure(error), EXIT_FAILURE);
 });
+
+/** Our own errors say what failed; the innermost system error (ECONNREFUSED …) says why, so both are shown once. */
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const innermost = describeCause(error);
+  return message.includes(innermost) ? message : `${message} (${innermost})`;
+}

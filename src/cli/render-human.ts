@@ -28,12 +28,15 @@ const clock = (date: Date): string => date.toISOString().slice(11, 23);
 const serverLabel = (server: ServerIdentity): string => [server.name ?? 'unnamed server', server.version].filter(Boolean).join(' ');
 const yesNo = (paint: Paint, on: boolean): string => (on ? paint('green', 'yes') : paint('dim', 'no'));
 
-export function humanRenderer(write: (text: string) => void, options: { colour: boolean; now?: () => Date }): Renderer {
+/** The timeline for a person; `serverName` prefixes every line of one server of a --config watch. */
+export function humanRenderer(write: (text: string) => void, options: { colour: boolean; now?: () => Date; serverName?: string }): Renderer {
   const paint: Paint = options.colour ? (colour, text) => `\x1b[${CODES[colour][0]}m${text}\x1b[${CODES[colour][1]}m` : (_, text) => text;
   const now = options.now ?? (() => new Date());
+  const prefix = options.serverName !== undefined ? `${paint('bold', `[${options.serverName}]`)} ` : '';
+  const indent = INDENT + ' '.repeat(prefix === '' ? 0 : options.serverName!.length + 3);
   return (event) => {
     const lines = describe(event, paint);
-    write(`${paint('dim', clock(now()))}  ${lines.join(`\n${INDENT}`)}\n`);
+    write(`${paint('dim', clock(now()))}  ${prefix}${lines.join(`\n${indent}`)}\n`);
   };
 }
 
@@ -83,7 +86,7 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
     case 'lost':
       return [`${paint('red', '✗ connection lost')} ${event.cause}`];
     case 'reconnecting':
-      return [`${paint('yellow', '… reconnecting')} attempt ${event.attempt} in ${event.delayMs} ms ${paint('dim', `(${event.cause})`)}`];
+      return [`${paint('yellow', '… reconnecting')} attempt ${event.attempt}${event.maxAttempts !== undefined ? ` of ${event.maxAttempts}` : ''} in ${event.delayMs} ms ${paint('dim', `(${event.cause})`)}`];
     case 'reconnected':
       return [
         `${paint('green', '● reconnected')} era ${paint('bold', event.era)} (${event.protocolVersion}) to ${paint('bold', serverLabel(event.server))} ${paint('dim', `(connection #${event.generation})`)}`,
@@ -91,9 +94,14 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
     case 'era_changed':
       return [`${paint('yellow', '⇄ era changed')} ${event.from} → ${event.to}`];
     case 'cache': {
-      const colour: Colour = event.label === 'degraded' ? 'red' : event.label === 'paused' ? 'yellow' : event.label === 'resynced' ? 'green' : 'dim';
-      return [`${paint(colour, `◆ ${event.label.replace('_', ' ')}`)} ${paint('dim', `cache ${event.previous} → ${event.state}`)}${event.detail ? ` ${event.detail}` : ''}`];
+      const colour: Colour = event.state === 'degraded' ? 'red' : event.state === 'recovering' ? 'yellow' : event.resumed ? 'green' : 'dim';
+      const name = event.resumed ? `${event.state} (resumed)` : event.state;
+      return [`${paint(colour, `◆ ${name}`)} ${paint('dim', `cache ${event.previous} → ${event.state}`)}${event.detail ? ` ${event.detail}` : ''}`];
     }
+    case 'idle':
+      return [`${paint('dim', `◌ idle: ${event.hint}`)}`];
+    case 'error':
+      return [`${paint('red', '✗ error')} ${event.error.message}`];
     case 'closed':
       return [`${paint('bold', '■ closed')} ${event.reason}${event.detail ? ` ${paint('dim', `(${event.detail})`)}` : ''}`];
   }

@@ -1,5 +1,10 @@
-/** The NDJSON renderer (`--json`): one JSON object per event and line, with the time it was printed. */
+/**
+ * The NDJSON renderer (`--json`): one JSON object per event and line, with
+ * the time it was printed and, when watching the servers of a config, the
+ * server's name in that config (`serverName`).
+ */
 import type { Renderer } from './timeline.ts';
 
-export const jsonRenderer = (write: (line: string) => void, now: () => Date = () => new Date()): Renderer =>
-  (event) => write(`${JSON.stringify({ time: now().toISOString(), ...event })}\n`);
+/** Writes each event as one JSON line; `serverName` marks every line of one server of a --config watch. */
+export const jsonRenderer = (write: (line: string) => void, now: () => Date = () => new Date(), serverName?: string): Renderer =>
+  (event) => write(`${JSON.stringify({ time: now().toISOString(), ...(serverName !== undefined ? { serverName } : {}), ...event })}\n`);

@@ -11,7 +11,7 @@ import { httpTransport } from '../transport/http.ts';
 import { stdioTransport, type StdioClientTransport, type StdioTransportOptions } from '../transport/stdio.ts';
 import type { ClientTransport, TransportEvents, TransportFactory } from '../transport/transport.ts';
 import { DEFAULT_DEMO_RESTART_AFTER_MS } from '../demo/demo-defaults.ts';
-import type { WatchTarget } from './args.ts';
+import type { ServerTarget } from './args.ts';
 
 /**
  * The demo beside this module, run the way this module runs: the compiled
@@ -28,13 +28,20 @@ export interface TargetDescription {
   label: string;
 }
 
-export function transportFor(target: WatchTarget, onSpawn: (pid: number, command: string) => void): TargetDescription {
+/** The transport factory for one server (a --config target is resolved into its servers before this). */
+export function transportFor(target: ServerTarget, onSpawn: (pid: number, command: string) => void): TargetDescription {
   switch (target.type) {
     case 'http':
-      return { transport: httpTransport({ url: target.url }), label: target.url.href };
+      return { transport: httpTransport({ url: target.url, ...(target.headers ? { headers: target.headers } : {}) }), label: target.url.href };
     case 'stdio': {
       const label = [target.command, ...target.args].join(' ');
-      return { transport: reportingStdio(() => ({ command: target.command, args: target.args }), label, onSpawn), label };
+      const options: StdioTransportOptions = {
+        command: target.command,
+        args: target.args,
+        ...(target.env ? { env: target.env } : {}),
+        ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
+      };
+      return { transport: reportingStdio(() => options, label, onSpawn), label };
     }
     case 'demo': {
       const restartAfterMs = Number(process.env.MCP_ACTORS_DEMO_RESTART_AFTER_MS ?? DEFAULT_DEMO_RESTART_AFTER_MS);

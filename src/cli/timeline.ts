@@ -7,7 +7,10 @@ import type { CacheState } from '../cache/types.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { Era } from '../protocol/versions.ts';
+import type { SerializedError } from './error-report.ts';
 import type { ListDiff } from './list-diff.ts';
+
+export { describeCause } from './error-report.ts';
 
 /** The change notifications a server says it sends. */
 export interface AdvertisedChanges {
@@ -51,27 +54,22 @@ export type TimelineEvent =
   | ({ type: 'list_diff' } & ListDiff)
   | { type: 'resource_updated'; uri: string; text: string | undefined }
   | { type: 'refetch_failed'; key: string; error: string }
-  | { type: 'lost'; cause: string }
-  | { type: 'reconnecting'; attempt: number; delayMs: number; cause: string }
+  /** `cause` is one line (the innermost system error); `error` the whole chain, for --json. */
+  | { type: 'lost'; cause: string; error?: SerializedError }
+  /** `maxAttempts` only when bounded (--max-attempts); the delay is the wait before this attempt. */
+  | { type: 'reconnecting'; attempt: number; maxAttempts?: number; delayMs: number; cause: string; error?: SerializedError }
   | { type: 'reconnected'; era: Era; protocolVersion: string; server: ServerIdentity; generation: number }
   | { type: 'era_changed'; from: Era; to: Era }
-  /** Cache transitions, named for a reader: paused (recovering), resynced (listening again), degraded, … */
-  | { type: 'cache'; state: CacheState; previous: CacheState; label: CacheLabel; detail?: string }
-  | { type: 'closed'; reason: ConnectionClosedReason['type'] | 'interrupted'; detail?: string };
-
-export type CacheLabel = 'listening' | 'paused' | 'resynced' | 'degraded' | 'completed' | 'no_overlap' | 'negotiating' | 'idle';
+  /**
+   * A cache transition, by the cache machine's own state names (the diagram's); `resumed`: a listening
+   * that picked up again after an earlier stream (a reconnect, a completed stream), so the lists were refetched.
+   */
+  | { type: 'cache'; state: CacheState; previous: CacheState; resumed: boolean; detail?: string }
+  | { type: 'closed'; reason: ConnectionClosedReason['type'] | 'interrupted'; detail?: string; error?: SerializedError }
+  /** The first reads are done and nothing else is pending: what to expect next. */
+  | { type: 'idle'; hint: string }
+  /** The watch could not start or went wrong: the same error stderr shows on one line (printed with --json only). */
+  | { type: 'error'; error: SerializedError };
 
 /** Where one rendered event goes. */
 export type Renderer = (event: TimelineEvent) => void;
-
-/** A cause of any shape as one short line. */
-export function describeCause(cause: unknown): string {
-  if (cause instanceof Error) return cause.message.split('\n')[0] ?? cause.name;
-  if (typeof cause === 'string') return cause;
-  if (cause === undefined) return 'unknown';
-  try {
-    return JSON.stringify(cause);
-  } catch {
-    return String(cause);
-  }
-}

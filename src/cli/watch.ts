@@ -1,18 +1,21 @@
 /**
  * `mcp-actors watch`: connect, say what was negotiated, open a change cache
  * for the selected interest and turn everything that happens into timeline
- * events until Ctrl-C (exit 0) or the connection ends on its own (exit 1).
+ * events until Ctrl-C (exit 0) or the connection ends on its own (exit 1);
+ * a lost connection is retried with the connection's backoff (forever unless
+ * --max-attempts bounds it). With --once it reports the first reads and exits 0.
  * A first connection that fails is a WatchConnectError: one line, exit 1.
  */
 import { computeFilter } from '../cache/interest.ts';
 import { createClient, type ClientEvent } from '../client/client.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
-import type { WatchCommand } from './args.ts';
+import type { ServerTarget, WatchCommand } from './args.ts';
 import { startInspector, type RunningInspector } from './inspect.ts';
 import { advertisedChanges, chooseInterest } from './interest-choice.ts';
 import { transportFor } from './target.ts';
-import { describeCause, serverIdentity, type Renderer } from './timeline.ts';
+import { describeCause, serializeError } from './error-report.ts';
+import { serverIdentity, type Renderer } from './timeline.ts';
 import { WatchedCache } from './watched-cache.ts';
 
 export class WatchConnectError extends McpActorsError {
@@ -27,17 +30,20 @@ export interface Watch {
   stop(): Promise<void>;
 }
 
-export async function startWatch(command: WatchCommand, render: Renderer): Promise<Watch> {
+/** Watches one server (`target`: the command's own, or one server of its --config) with the command's options. */
+export async function startWatch(command: WatchCommand, target: ServerTarget, render: Renderer): Promise<Watch> {
   let inspector: RunningInspector | undefined;
   if (command.inspect) {
     inspector = await startInspector(command.inspect.port);
     render({ type: 'inspector', url: inspector.url, websocket: inspector.websocket });
   }
-  const target = transportFor(command.target, (pid, label) => render({ type: 'spawned', pid, command: label }));
+  const transport = transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
   const client = createClient({
-    transport: target.transport,
+    transport: transport.transport,
     era: command.era,
     clientInfo: { name: 'mcp-actors-watch', version: '0.1.0' },
+    // The connection machine's own backoff, configured: a person keeps the watcher open through an outage.
+    reconnect: { maxAttempts: command.maxAttempts },
     ...(inspector ? { inspect: inspector.inspect } : {}),
   });
 
@@ -57,7 +63,11 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
       const reason = event.reason;
       // After the cache has reported what the close did to it (degraded), so the close is the last line.
       setImmediate(() => {
-        render({ type: 'closed', reason: reason.type, ...('cause' in reason ? { detail: describeCause(reason.cause) } : {}) });
+        render({
+          type: 'closed',
+          reason: reason.type,
+          ...('cause' in reason ? { detail: describeCause(reason.cause), error: serializeError(reason.cause) } : {}),
+        });
         markCloseReported();
         // After stop() the watch ends when stop() has closed everything, not at the close event.
         if (!stopping) {
@@ -67,7 +77,7 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
         }
       });
     } else {
-      reportConnectionEvent(event, render);
+      reportConnectionEvent(event, render, command.maxAttempts);
     }
   });
 
@@ -76,7 +86,7 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   } catch (cause) {
     inspector?.stop();
     await client.disconnect().catch(() => {});
-    throw new WatchConnectError(`cannot watch ${target.label}: ${describeCause(cause)}`, { cause });
+    throw new WatchConnectError(`cannot watch ${transport.label}: ${describeCause(cause)}`, { cause });
   }
 
   connected = true;
@@ -93,6 +103,19 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   });
 
   cache = new WatchedCache(client, interest, render);
+  if (command.once) {
+    // What the server offers, read once: the first reads, then a clean close.
+    await cache.firstReads;
+    stopping = true;
+    await cache.close();
+    await client.disconnect();
+    inspector?.stop();
+    return { done: Promise.resolve(0), stop: async () => {} };
+  }
+  const filter = computeFilter(interest, capabilities);
+  void cache.firstReads.then(() => {
+    if (!stopping) render({ type: 'idle', hint: idleHint(filter !== null) });
+  });
 
   const stop = async () => {
     if (stopping) return;
@@ -110,13 +133,27 @@ export async function startWatch(command: WatchCommand, render: Renderer): Promi
   return { done, stop };
 }
 
-function reportConnectionEvent(event: ClientEvent, render: Renderer): void {
+/** Why a quiet timeline is normal: many servers change only when a client (not this watcher) calls their tools. */
+function idleHint(listening: boolean): string {
+  return listening
+    ? 'waiting for changes; many servers change only when a client calls their tools or edits their data, so nothing shows until then'
+    : 'the server advertises no change notifications for what is watched; nothing more will show until the connection changes';
+}
+
+function reportConnectionEvent(event: ClientEvent, render: Renderer, maxAttempts: number): void {
   switch (event.type) {
     case 'connection.lost':
-      render({ type: 'lost', cause: describeCause(event.cause) });
+      render({ type: 'lost', cause: describeCause(event.cause), error: serializeError(event.cause) });
       return;
     case 'connection.reconnecting':
-      render({ type: 'reconnecting', attempt: event.attempt, delayMs: event.delayMs, cause: describeCause(event.cause) });
+      render({
+        type: 'reconnecting',
+        attempt: event.attempt,
+        ...(Number.isFinite(maxAttempts) ? { maxAttempts } : {}),
+        delayMs: event.delayMs,
+        cause: describeCause(event.cause),
+        error: serializeError(event.cause),
+      });
       return;
     case 'connection.ready':
       // The first negotiation is reported with the server's details once connect() resolves.

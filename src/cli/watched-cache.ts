@@ -13,11 +13,13 @@ import type { Renderer } from './timeline.ts';
 export class WatchedCache {
   readonly #cache: ChangeCacheHandle;
   readonly #feed: CacheFeed;
+  /** Settles once every watched entry has been read (and reported) once. */
+  readonly firstReads: Promise<void>;
 
   constructor(client: McpClient, interest: Interest, render: Renderer) {
     this.#cache = createChangeCache(client, { interest });
     this.#feed = new CacheFeed(this.#cache, render, interestKeys(interest));
-    void this.#feed.start();
+    this.firstReads = this.#feed.start();
   }
 
   /** The connection ended for good: reads in flight will fail, which the close already explains. */

@@ -92,6 +92,8 @@ export class Connection implements ListenPort {
   readonly #pending = new PendingRequests();
   readonly #listenRoutes: ListenRoutes;
   readonly #listeners = new Set<(notice: ConnectionNotice) => void>();
+  /** Negotiation watching for output that is no JSON-RPC (a peer that prints garbage fails within a probe timeout). */
+  readonly #unreadableListeners = new Set<(sample: string) => void>();
   #transport: ClientTransport | undefined;
   readonly #outbound: Outbound;
   #negotiated: Negotiated | undefined;
@@ -237,6 +239,10 @@ export class Connection implements ListenPort {
       speak: (protocol) => {
         if (transport !== undefined && this.#transport === transport) this.#outbound.speak(transport, protocol);
       },
+      onUnreadable: (listener) => {
+        this.#unreadableListeners.add(listener);
+        return () => this.#unreadableListeners.delete(listener);
+      },
     };
   }
 
@@ -284,6 +290,7 @@ export class Connection implements ListenPort {
         case 'request':
           return this.#answerPeerRequest(frame.message);
         case 'invalid':
+          for (const listener of this.#unreadableListeners) listener(frame.error.frame ?? frame.error.message);
           return this.#report(frame.error);
       }
     } catch (error) {

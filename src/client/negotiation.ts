@@ -27,6 +27,8 @@ export interface NegotiationWire {
   notify(method: string): Promise<void>;
   /** Switches the era every later message is sent in (its envelope, the transport's headers). */
   speak(protocol: { era: Era; version: string }): void;
+  /** Calls `listener` with the start of every line the peer sends that is no JSON-RPC message; returns the unsubscribe. */
+  onUnreadable(listener: (sample: string) => void): () => void;
 }
 
 export interface NegotiationIdentity {
@@ -129,6 +131,7 @@ export function negotiationWithWire(wire: () => NegotiationWire, identity: Negot
           (error: unknown) => sendBack(judgeInitialize({ error })),
         );
       }),
+      unreadableOutput: fromCallback(({ sendBack }) => wire().onUnreadable((sample) => sendBack({ type: 'peer.unreadable', sample }))),
       adopt: fromPromise<void, Negotiated>(async ({ input }) => {
         const on = wire();
         on.speak({ era: input.era, version: input.protocolVersion });

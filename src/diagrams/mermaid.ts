@@ -91,9 +91,13 @@ function collectTransitions(node: AnyStateNode, edges: Edge[], notes: Map<AnySta
   };
   const transitions: AnyTransitionDefinition[] = [...node.transitions.values()].flat();
   transitions.push(...(node.always ?? []));
+  const guardedEvents = new Set<string>();
   for (const transition of transitions) {
     const trigger = triggerOf(node, transition);
-    const label = labelText(trigger.guard ? `${trigger.event} [${trigger.guard}]` : trigger.event);
+    // An unguarded fallback after guarded candidates of the same event is their `else`: one label per guarded transition.
+    const guard = trigger.guard ?? (guardedEvents.has(trigger.event) ? 'else' : undefined);
+    if (trigger.guard) guardedEvents.add(trigger.event);
+    const label = labelText(guard ? `${trigger.event} [${guard}]` : trigger.event);
     const targets = transition.target ?? [];
     if (targets.length === 0) annotate(undefined, label);
     for (const target of targets as AnyStateNode[]) {

@@ -10,7 +10,27 @@ describe('parseCommandLine', () => {
       selection: { everything: true, tools: false, prompts: false, resources: false, uris: [] },
       json: false,
       inspect: undefined,
+      maxAttempts: Infinity,
+      once: false,
     });
+  });
+
+  it('--config FILE is a config target, --server narrows it; neither mixes with a URL or a command', () => {
+    expect(parseCommandLine(['watch', '--config', 'mcp.json', '--server', 'a', '--server', 'b'])).toMatchObject({
+      target: { type: 'config', file: 'mcp.json', servers: ['a', 'b'] },
+    });
+    expect(() => parseCommandLine(['watch', '--config', 'mcp.json', 'http://127.0.0.1:1/mcp'])).toThrow(/either --config or a URL/);
+    expect(() => parseCommandLine(['watch', '--config', 'mcp.json', '--', 'node'])).toThrow(UsageError);
+    expect(() => parseCommandLine(['watch', '--server', 'a'])).toThrow(/--server names a server of --config FILE/);
+  });
+
+  it('--max-attempts bounds the reconnects; --once asks for one report', () => {
+    expect(parseCommandLine(['watch', '--max-attempts', '3', '--once'])).toMatchObject({ maxAttempts: 3, once: true });
+    expect(parseCommandLine(['watch', '--max-attempts', '0'])).toMatchObject({ maxAttempts: 0 });
+    expect(() => parseCommandLine(['watch', '--max-attempts', '-1'])).toThrow(UsageError);
+    for (const bad of ['2.5', 'lots', '', '1e3']) {
+      expect(() => parseCommandLine(['watch', '--max-attempts', bad])).toThrow(/--max-attempts must be a whole number/);
+    }
   });
 
   it('a URL is an HTTP target', () => {

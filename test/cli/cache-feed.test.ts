@@ -104,7 +104,7 @@ describe('CacheFeed', () => {
     expect(cache.toolReads).toBe(1);
   });
 
-  it('names cache states for a reader: paused while recovering, resynced when the cache says it resumed, degraded', () => {
+  it("reports cache states by the machine's names, resumed when the cache says so", () => {
     const { cache, events } = setUp();
     const filter = { toolsListChanged: true };
     cache.emit({ type: 'state', state: 'listening', previous: 'negotiating', detail: { era: 'modern', filter, resumed: false } });
@@ -114,23 +114,26 @@ describe('CacheFeed', () => {
     cache.emit({ type: 'state', state: 'completed', previous: 'listening' });
     cache.emit({ type: 'state', state: 'listening', previous: 'completed', detail: { era: 'legacy', filter, resumed: true } });
     cache.emit({ type: 'state', state: 'degraded', previous: 'listening', detail: { type: 'recovery_exhausted', attempts: 5 } });
-    expect(events.map((event) => (event.type === 'cache' ? [event.label, event.detail] : event.type))).toEqual([
-      ['listening', 'era=modern'],
-      ['paused', 'attempt=1 delayMs=1000 cause=server process exited (code 75)'],
-      ['negotiating', 'attempt=1'],
-      ['resynced', 'era=modern'],
-      ['completed', undefined],
-      ['resynced', 'era=legacy'],
-      ['degraded', 'type=recovery_exhausted attempts=5'],
+    expect(events.map((event) => (event.type === 'cache' ? [event.state, event.resumed, event.detail] : event.type))).toEqual([
+      ['listening', false, 'era=modern'],
+      ['recovering', false, 'attempt=1 delayMs=1000 cause=server process exited (code 75)'],
+      ['negotiating', false, 'attempt=1'],
+      ['listening', true, 'era=modern'],
+      ['completed', false, undefined],
+      ['listening', true, 'era=legacy'],
+      ['degraded', false, 'type=recovery_exhausted attempts=5'],
     ]);
   });
 
-  it('labels listening by what the cache says, not by what came before it', () => {
+  it('calls listening resumed by what the cache says, not by what came before it', () => {
     const { cache, events } = setUp();
     // A first stream that opens only after a recovery attempt resumes nothing.
     cache.emit({ type: 'state', state: 'recovering', previous: 'negotiating', detail: { attempt: 1, delayMs: 5 } });
     cache.emit({ type: 'state', state: 'listening', previous: 'recovering', detail: { era: 'modern', filter: null, resumed: false } });
-    expect(events.map((event) => (event.type === 'cache' ? event.label : event.type))).toEqual(['paused', 'listening']);
+    expect(events.map((event) => (event.type === 'cache' ? [event.state, event.resumed] : event.type))).toEqual([
+      ['recovering', false],
+      ['listening', false],
+    ]);
   });
 
   it('passes notifications through and reports failed reads, until the connection has closed', async () => {
@@ -152,6 +155,6 @@ describe('CacheFeed', () => {
     cache.emit({ type: 'invalidated', key: 'tools' });
     cache.emit({ type: 'state', state: 'degraded', previous: 'listening' });
     await settle();
-    expect(events).toEqual([{ type: 'cache', state: 'degraded', previous: 'listening', label: 'degraded' }]);
+    expect(events).toEqual([{ type: 'cache', state: 'degraded', previous: 'listening', resumed: false }]);
   });
 });

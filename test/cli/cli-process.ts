@@ -33,11 +33,20 @@ export class CliRun {
   readonly ended: Promise<void>;
   readonly #waiters = new Set<() => void>();
 
-  constructor(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string; stdin?: 'pipe' | 'ignore' } = {}) {
+  /** Whether the CLI leads a process group of its own (as a terminal's foreground job does). */
+  readonly group: boolean;
+
+  constructor(
+    command: string,
+    args: string[],
+    options: { env?: Record<string, string>; cwd?: string; stdin?: 'pipe' | 'ignore'; group?: boolean } = {},
+  ) {
+    this.group = options.group === true;
     this.child = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, ...options.env },
       stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+      detached: this.group,
     });
     runs.add(this);
     let partial = '';
@@ -97,6 +106,11 @@ export class CliRun {
     }, what);
   }
 
+  /** Ctrl-C as a terminal sends it: SIGINT to every process of the group (npm, its shell and the CLI alike). */
+  interruptGroup(): void {
+    process.kill(-this.child.pid!, 'SIGINT');
+  }
+
   /** Pids of every server process the CLI reported starting. */
   get serverPids(): number[] {
     return this.events.filter((event) => event.type === 'spawned').map((event) => event.pid as number);
@@ -135,6 +149,14 @@ export async function killAllCliRuns(): Promise<void> {
     all.map(async (run) => {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
       await run.ended;
+      // What the group leader started (npm's shell and the CLI under it) goes with it.
+      if (run.group) {
+        try {
+          process.kill(-run.child.pid!, 'SIGKILL');
+        } catch {
+          // The group is gone already.
+        }
+      }
       for (const pid of run.serverPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
     }),
   );

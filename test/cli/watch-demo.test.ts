@@ -59,8 +59,8 @@ describe('watch (demo server)', () => {
     const { event: second } = await run.event(isType('spawned'), 'the restarted demo process', lostAt);
     expect(second.pid).not.toBe(first.pid);
     await run.event((event) => event.type === 'reconnected' && event.era === 'modern' && event.generation === 2, 'reconnected', lostAt);
-    await run.event((event) => event.type === 'cache' && event.label === 'paused', 'the cache pausing', lostAt);
-    const { index: resyncedAt } = await run.event((event) => event.type === 'cache' && event.label === 'resynced', 'the cache resyncing', lostAt);
+    await run.event((event) => event.type === 'cache' && event.state === 'recovering', 'the cache pausing', lostAt);
+    const { index: resyncedAt } = await run.event((event) => event.type === 'cache' && event.state === 'listening' && event.resumed === true, 'the cache resyncing', lostAt);
     // Changes keep arriving from the new process.
     await run.event((event) => event.type === 'list_diff', 'a diff after the resync', resyncedAt + 1);
 
@@ -73,17 +73,17 @@ describe('watch (demo server)', () => {
     const run = watchCli(['--json', '--tools'], fastDemoEnv(0));
     await run.event((event) => event.type === 'list_diff', 'a first diff');
     process.kill(run.serverPids[0]!, 'SIGTERM');
-    const { index: completedAt } = await run.event((event) => event.type === 'cache' && event.label === 'completed', 'the cache completing');
+    const { index: completedAt } = await run.event((event) => event.type === 'cache' && event.state === 'completed', 'the cache completing');
     const { index: reconnectedAt } = await run.event(isType('reconnected'), 'reconnected', completedAt);
     const { index: resyncedAt } = await run.event(
-      (event) => event.type === 'cache' && event.label === 'resynced' && event.previous === 'completed',
+      (event) => event.type === 'cache' && event.state === 'listening' && event.resumed === true && event.previous === 'completed',
       'the cache listening again',
       reconnectedAt,
     );
     await run.event((event) => event.type === 'list_diff', 'a diff from the new server', resyncedAt);
     // One cache throughout: the tools are listed once, later changes come as diffs.
     expect(run.events.filter((event) => event.type === 'list' && event.list === 'tools')).toHaveLength(1);
-    expect(run.events.slice(completedAt).some((event) => event.type === 'cache' && event.label === 'paused')).toBe(false);
+    expect(run.events.slice(completedAt).some((event) => event.type === 'cache' && event.state === 'recovering')).toBe(false);
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);
   });

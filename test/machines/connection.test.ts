@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
-import { backoffDelay, connectionMachine, type ConnectionEmitted } from '../../machines/connection.machine.ts';
+import { backoffDelay, connectionMachine, type Backoff, type ConnectionEmitted } from '../../machines/connection.machine.ts';
 import { negotiationMachine } from '../../machines/negotiation.machine.ts';
 import { negotiated } from './negotiated.ts';
 
@@ -9,7 +9,7 @@ import { negotiated } from './negotiated.ts';
 /** What one negotiation's probe answers: an era, a failure, or nothing at all. */
 type Script = 'legacy' | 'modern' | 'silent' | Error;
 
-function harness(options: { eras: Script[]; backoff?: false; random?: number }) {
+function harness(options: { eras: Script[]; backoff?: Backoff | false; random?: number }) {
   const clock = new SimulatedClock();
   const transports: { open(): void; fail(cause: unknown): void; closed: boolean }[] = [];
   const eras = [...options.eras];
@@ -48,7 +48,7 @@ function harness(options: { eras: Script[]; backoff?: false; random?: number }) 
   const actor = createActor(machine, {
     clock,
     input: {
-      backoff: options.backoff === false ? false : { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 },
+      backoff: options.backoff ?? { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 },
       random: () => options.random ?? 0.5,
       negotiation: { era: 'auto', probeTimeoutMs: 2_000, patienceMs: 30_000 },
     },
@@ -124,6 +124,27 @@ describe('connection machine', () => {
     expect(h.state()).toBe('closed');
     expect(h.actor.getSnapshot().output).toEqual({ type: 'reconnect_exhausted', cause: 'refused 3', attempts: 3 });
     expect(h.emitted.filter((e) => e.type === 'connection.reconnecting').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2, 3]);
+  });
+
+  it('with maxAttempts Infinity keeps reconnecting, every delay capped, until a transport opens', async () => {
+    const h = harness({ eras: ['modern', 'modern'], backoff: { maxAttempts: Infinity, baseDelayMs: 100, maxDelayMs: 1_000 }, random: 1 });
+    h.actor.send({ type: 'connect' });
+    h.transports[0]!.open();
+    await h.settle();
+    h.transports[0]!.fail('gone');
+    for (let attempt = 1; attempt <= 200; attempt++) {
+      h.clock.increment(1_000);
+      h.transports[attempt]!.fail(`refused ${attempt}`);
+    }
+    expect(h.state()).toBe('reconnecting');
+    const delays = h.emitted.filter((e) => e.type === 'connection.reconnecting').map((e) => (e as { delayMs: number }).delayMs);
+    expect(delays).toHaveLength(201);
+    expect(delays.slice(0, 5)).toEqual([100, 200, 400, 800, 1_000]);
+    expect(Math.max(...delays)).toBe(1_000);
+    h.clock.increment(1_000);
+    h.transports[201]!.open();
+    await h.settle();
+    expect(h.state()).toEqual({ online: { ready: 'modern' } });
   });
 
   it('closes as transport_closed when reconnection is disabled', async () => {

@@ -25,8 +25,12 @@ function negotiation(input: Partial<NegotiationInput> = {}) {
   let answerDiscover: ((event: AnyEventObject) => void) | undefined;
   let answerInitialize: ((event: AnyEventObject) => void) | undefined;
   let discoverAnswered = false;
+  let printUnreadable: ((event: AnyEventObject) => void) | undefined;
   const machine = negotiationMachine.provide({
     actors: {
+      unreadableOutput: fromCallback(({ sendBack }) => {
+        printUnreadable = sendBack;
+      }),
       discover: fromCallback(({ sendBack }) => {
         wire.push('server/discover');
         answerDiscover = sendBack;
@@ -56,6 +60,10 @@ function negotiation(input: Partial<NegotiationInput> = {}) {
     },
     initialize(event: Extract<NegotiationEvent, { type: `initialize.${string}` }>) {
       answerInitialize!(event);
+    },
+    /** The peer prints a line that is no JSON-RPC message. */
+    prints(sample: string) {
+      printUnreadable!({ type: 'peer.unreadable', sample });
     },
     async output() {
       await settle();
@@ -258,5 +266,31 @@ describe('over HTTP, where a legacy server answers every POST', () => {
     n.clock.increment(10_000);
     n.discover(modernAnswer);
     expect(await n.output()).toEqual({ type: 'negotiated', negotiated: negotiated('modern') });
+  });
+});
+
+describe('a peer that prints what is not JSON-RPC', () => {
+  it('fails one probe timeout after the first such line, quoting it, instead of waiting out initialize', async () => {
+    const n = negotiation();
+    n.clock.increment(PROBE_MS); // initialize goes out beside the probe
+    n.prints('Starting server...');
+    n.prints('second line');
+    n.clock.increment(PROBE_MS - 1);
+    expect(n.state()).toEqual({ probing: 'initializingUnderEnvelope' });
+    n.clock.increment(1);
+    const output = (await n.output()) as { type: string; error: Error };
+    expect(output.type).toBe('failed');
+    expect(output.error).toBeInstanceOf(NegotiationError);
+    expect(output.error.message).toBe('the server printed something that is not JSON-RPC instead of answering: "Starting server..."');
+  });
+
+  it('a banner before a prompt answer still negotiates', async () => {
+    const n = negotiation();
+    n.prints('banner');
+    n.clock.increment(PROBE_MS - 1);
+    n.discover(modernAnswer);
+    expect(await n.output()).toMatchObject({ type: 'negotiated', negotiated: { era: 'modern' } });
+    n.clock.increment(PATIENCE_MS);
+    expect(await n.output()).toMatchObject({ type: 'negotiated' });
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * The watcher a person keeps open: our HTTP server (a child process on
+ * loopback) goes away and comes back. The watcher stays, prints every
+ * attempt with its delay, and resumes the same timeline; --max-attempts
+ * bounds it; --once reports what the server offers and exits.
+ * The outage lasts as long as the watcher takes to print six attempts (more
+ * than the library's default of five): readiness lines, not sleeps.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/client/client.ts';
+import { httpTransport } from '../../src/transport/http.ts';
+import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
+import { killAllCliRuns, watchCli, type JsonLine } from './cli-process.ts';
+
+let server: HttpFixture | undefined;
+afterEach(async () => {
+  await killAllCliRuns();
+  await server?.stop();
+  server = undefined;
+});
+
+const reconnecting = (events: JsonLine[]) => events.filter((event) => event.type === 'reconnecting');
+
+/** Asks the fixture to announce a tools list change, through a client of its own. */
+async function announceToolsChange(url: string): Promise<void> {
+  const client = createClient({ transport: httpTransport({ url: new URL(url) }), reconnect: false });
+  try {
+    await client.connect();
+    await client.callTool('emit', { kind: 'tools' });
+  } finally {
+    await client.disconnect();
+  }
+}
+
+describe('watch through an outage', () => {
+  it('keeps retrying past the library default, shows each attempt and delay, and resumes the timeline', async () => {
+    server = await startHttpFixture('own');
+    const run = watchCli(['--json', server.url]);
+    await run.event((event) => event.type === 'connected', 'the connected line');
+    await run.event((event) => event.type === 'list' && event.list === 'tools', 'the tools listed');
+    await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening');
+
+    await server.kill();
+    await run.event((event) => event.type === 'lost', 'the connection lost');
+    await run.until(() => (reconnecting(run.events).length >= 6 ? true : undefined), 'six reconnect attempts', 30_000);
+    const attempts = reconnecting(run.events);
+    expect(attempts.map((event) => event.attempt)).toEqual(attempts.map((_, index) => index + 1));
+    for (const event of attempts) {
+      expect(event.maxAttempts).toBeUndefined();
+      expect(event.delayMs).toBeGreaterThan(0);
+      expect(event.delayMs).toBeLessThanOrEqual(10_000);
+    }
+    // Doubling: the sixth wait is longer than the first, jitter and all.
+    expect(attempts[5]!.delayMs as number).toBeGreaterThan(attempts[0]!.delayMs as number);
+    expect(run.child.exitCode).toBeNull();
+    expect(run.events.some((event) => event.type === 'closed')).toBe(false);
+
+    await server.restart();
+    const { index } = await run.event((event) => event.type === 'reconnected', 'the reconnect', 0);
+    expect(run.events[index]).toMatchObject({ era: 'modern', server: { name: 'own-fixture' }, generation: 2 });
+    await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening again', index);
+
+    // The same timeline goes on: a change after the outage is reported like one before it.
+    const from = run.events.length;
+    await announceToolsChange(server.url);
+    await run.event((event) => event.type === 'notification' && event.method === 'notifications/tools/list_changed', 'the tools notification', from);
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'disconnected' });
+  }, 60_000);
+
+  it('--max-attempts N gives up after N attempts and exits 1', async () => {
+    server = await startHttpFixture('own');
+    const run = watchCli(['--json', '--max-attempts', '2', server.url]);
+    await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening');
+    await server.kill();
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    expect(reconnecting(run.events).map((event) => [event.attempt, event.maxAttempts])).toEqual([[1, 2], [2, 2]]);
+    expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'reconnect_exhausted' });
+  });
+
+  it('--once prints the era, the capabilities and every list, then exits 0', async () => {
+    server = await startHttpFixture('own');
+    const run = watchCli(['--json', '--once', server.url]);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const types = run.events.map((event) => event.type);
+    expect(types[0]).toBe('connected');
+    expect(run.events[0]).toMatchObject({ era: 'modern', changes: { toolsListChanged: true, promptsListChanged: true } });
+    const lists = run.events.filter((event) => event.type === 'list');
+    expect(lists.map((event) => event.list).sort()).toEqual(['prompts', 'resources', 'tools']);
+    expect(lists.find((event) => event.list === 'tools')!.items).toContain('echo');
+    expect(types).not.toContain('reconnecting');
+  });
+});
