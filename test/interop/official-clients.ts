@@ -16,6 +16,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/client';
+import { FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import {
   ALL_CHANGES,
   closeAllPeers,
@@ -33,6 +34,20 @@ import {
 
 /** The four lists of a server. */
 export type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+/** What our fixture server (own-server-setup.ts) lists, in its order (by key). */
+export const OWN_FIXTURE_LISTS: Readonly<Record<ListName, readonly string[]>> = {
+  tools: [
+    'echo', 'emit', 'log', 'progress', 'shutdown', 'slow', 'stats', 'test_logging_tool', 'test_missing_capability',
+    'test_simple_text', 'test_streaming_elicitation', 'test_trigger_prompt_change', 'test_trigger_tool_change',
+  ],
+  prompts: ['greeting', 'test_simple_prompt'],
+  resources: [...FIXTURE_URIS, 'test://watched-resource'],
+  resourceTemplates: [],
+};
+
+/** The four lists, in the order the matrix walks them. */
+export const LISTS = Object.keys(OWN_FIXTURE_LISTS) as ListName[];
 
 /** Where our server is: the stdio fixture spawned with these flags, or an HTTP endpoint. */
 export type Where = { transport: 'stdio'; args: string[] } | { transport: 'http'; url: string };
