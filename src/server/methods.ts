@@ -65,7 +65,10 @@ export async function getPrompt(registry: Registry, params: JsonObject | undefin
 
 export function listResources(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
   const { items, nextCursor } = registry.resources.page(params?.cursor, pageSize);
-  const resources = items.map(({ key, definition }) => ({ uri: key, ...definition }));
+  const resources = items.map(({ key, definition }) => {
+    const { caching: _hints, ...wire } = definition;
+    return { uri: key, ...wire };
+  });
   return nextCursor === undefined ? { resources } : { resources, nextCursor };
 }
 

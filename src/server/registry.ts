@@ -6,6 +6,7 @@
  * calls.
  */
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { CacheHint } from './caching.ts';
 import { InvalidParamsError } from './errors.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -53,6 +54,8 @@ export interface ResourceDefinition {
   title?: string;
   description?: string;
   mimeType?: string;
+  /** This resource's own `resources/read` caching hints (modern era), over the server's `caching.read`; not listed. */
+  caching?: Partial<CacheHint>;
 }
 
 export interface ResourceContents {

@@ -3,6 +3,7 @@
  * broadcast list changes and resource updates, and serve clients of both eras
  * over stdio and Streamable HTTP. See limits.ts for the documented limits.
  */
+import { checkCacheHint } from './caching.ts';
 import { ServerCore, type ServerOptions } from './core.ts';
 import type { HttpListenOptions, HttpServerHandle } from './http.ts';
 import { listenHttp } from './http.ts';
@@ -22,6 +23,7 @@ export interface McpServer {
   removeTool(name: string): boolean;
   definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
   removePrompt(name: string): boolean;
+  /** Throws InvalidCachingError (registering nothing) when `definition.caching` is malformed. */
   defineResource(uri: string, definition: ResourceDefinition, read: ResourceReader): void;
   removeResource(uri: string): boolean;
   /** Legacy: every initialized session. Modern: every listen stream that asked for tools. */
@@ -53,7 +55,10 @@ export function createServer(options: ServerOptions): McpServer {
     removeTool: (name) => core.registry.tools.delete(name),
     definePrompt: (name, definition, handler) => core.registry.prompts.set(name, definition, handler),
     removePrompt: (name) => core.registry.prompts.delete(name),
-    defineResource: (uri, definition, read) => core.registry.resources.set(uri, definition, read),
+    defineResource(uri, definition, read) {
+      checkCacheHint(definition.caching, `resource ${uri}: caching`);
+      core.registry.resources.set(uri, definition, read);
+    },
     removeResource: (uri) => core.registry.resources.delete(uri),
     notifyToolsListChanged: () => core.bus.publish({ type: 'tools_list_changed' }),
     notifyPromptsListChanged: () => core.bus.publish({ type: 'prompts_list_changed' }),
