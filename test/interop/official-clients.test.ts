@@ -18,6 +18,8 @@ import { PROMPTS_CHANGED, RESOURCE_UPDATED, RESOURCES_CHANGED, TOOLS_CHANGED } f
 import { CLIENT_KINDS, closeAllClients, LISTS, OWN_FIXTURE_LISTS as EXPECTED, type Where } from './official-clients.ts';
 
 const PAGE_SIZE = 1;
+/** Each test spawns a client and (over stdio) a server process on two shared cores. */
+const PEER_TIMEOUT = 60_000;
 const [WATCHED, OTHER] = [FIXTURE_URIS[0]!, FIXTURE_URIS[1]!];
 
 
@@ -41,7 +43,7 @@ describe.each(CELLS)('%s against our server over %s', (_name, transport, kind) =
     }
   });
 
-  it('negotiates its era and lists tools, prompts, resources and templates page by page', async () => {
+  it('negotiates its era and lists tools, prompts, resources and templates page by page', { timeout: PEER_TIMEOUT }, async () => {
     const peer = await kind.connect(where);
     if (kind.name.startsWith('@modelcontextprotocol/client')) {
       expect(peer.protocolVersion).toBe(kind.era === 'modern' ? '2026-07-28' : '2025-11-25');
@@ -52,13 +54,13 @@ describe.each(CELLS)('%s against our server over %s', (_name, transport, kind) =
     }
   });
 
-  it('reads a resource and calls a tool', async () => {
+  it('reads a resource and calls a tool', { timeout: PEER_TIMEOUT }, async () => {
     const peer = await kind.connect(where);
     expect(await peer.read(OTHER)).toBe(`content of ${OTHER}`);
     expect(await peer.call('echo', { text: 'hello across' })).toBe('hello across');
   });
 
-  it('receives every list change and the updates of the resource it watches, and nothing else', async () => {
+  it('receives every list change and the updates of the resource it watches, and nothing else', { timeout: PEER_TIMEOUT }, async () => {
     const peer = await kind.connect(where);
     await peer.watch(WATCHED);
     await peer.call('emit', { kind: 'updated', uri: OTHER });
