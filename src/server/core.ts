@@ -16,6 +16,7 @@ import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 import { ListenStream, type StreamEndReason } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
+import { ToolInputCompiler } from './tool-arguments.ts';
 
 /** Which change notifications the server offers; all on by default. */
 export interface ServerFeatures {
@@ -47,6 +48,7 @@ export class ServerCore {
   readonly capabilities: ServerCapabilities;
   readonly caching: Readonly<Record<CacheableResult, CacheHint>>;
   readonly registry = new Registry();
+  readonly toolInputs = new ToolInputCompiler();
   readonly index = new AudienceIndex();
   readonly bus: ChangeBus;
   readonly streams = new Set<ListenStream>();

@@ -15,3 +15,12 @@ export class InvalidCachingError extends McpActorsError {
     this.path = path;
   }
 }
+
+/** A tool whose `inputSchema` does not compile as JSON Schema; the tool is not registered. */
+export class InvalidToolSchemaError extends McpActorsError {
+  override readonly name = 'InvalidToolSchemaError';
+  readonly code = 'invalid_tool_schema';
+  constructor(readonly tool: string, problem: string, options?: { cause?: unknown }) {
+    super(`tool ${tool}: inputSchema does not compile: ${problem}`, options);
+  }
+}

@@ -101,13 +101,13 @@ export class LimitExceededError extends WireError {
   }
 }
 
-/** A listen stream was requested while the server is closing (HTTP 503). */
+/** A listen stream was requested while the server is closing, or any request reached a closed HTTP endpoint (HTTP 503). */
 export class ServerClosingError extends WireError {
   override readonly name = 'ServerClosingError';
   readonly rpcCode = -32000;
   override readonly httpStatus = 503;
-  constructor() {
-    super('Server is shutting down: no new listen streams');
+  constructor(message = 'Server is shutting down: no new listen streams') {
+    super(message);
   }
 }
 

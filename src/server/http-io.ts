@@ -1,46 +1,13 @@
 /**
- * Small pieces of HTTP I/O shared by both eras: reading a bounded body,
- * answering with JSON, and the per-request reply that turns into an SSE
- * stream the first time the handler sends something before its response.
+ * Small pieces of HTTP I/O shared by both eras: answering with JSON, and the
+ * per-request reply that turns into an SSE stream the first time the handler
+ * sends something before its response.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpResponse } from './http-exchange.ts';
 import { Outbox } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
 
-export type BodyResult = { kind: 'ok'; text: string } | { kind: 'too_large' } | { kind: 'aborted' };
-
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    req.resume();
-    return Promise.resolve({ kind: 'too_large' });
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > maxBytes) {
-        done = true;
-        resolve({ kind: 'too_large' });
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!done) resolve({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') });
-      done = true;
-    });
-    req.on('error', () => {
-      if (!done) resolve({ kind: 'aborted' });
-      done = true;
-    });
-  });
-}
-
-export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+export function sendJson(res: HttpResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -49,7 +16,7 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
   res.end(body);
 }
 
-export function sendStatus(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
+export function sendStatus(res: HttpResponse, status: number, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, headers);
   res.end();
@@ -57,7 +24,7 @@ export function sendStatus(res: ServerResponse, status: number, headers: Record<
 
 export const sseFrame = (json: string): string => `event: message\ndata: ${json}\n\n`;
 
-export function openSse(res: ServerResponse, headers: Record<string, string> = {}): void {
+export function openSse(res: HttpResponse, headers: Record<string, string> = {}): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
@@ -68,7 +35,7 @@ export function openSse(res: ServerResponse, headers: Record<string, string> = {
   res.flushHeaders();
 }
 
-export function startSse(res: ServerResponse, highWater: number, headers: Record<string, string> = {}): Outbox {
+export function startSse(res: HttpResponse, highWater: number, headers: Record<string, string> = {}): Outbox {
   openSse(res, headers);
   return new Outbox(res, sseFrame, highWater);
 }
@@ -82,7 +49,7 @@ export class HttpReply implements ReplyChannel {
   private outbox: Outbox | undefined;
 
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: HttpResponse,
     private readonly highWater: number,
     private readonly headers: Record<string, string> = {},
   ) {
@@ -114,7 +81,7 @@ export class HttpReply implements ReplyChannel {
  * `intervalMs`, so intermediaries and client idle timeouts keep it open.
  * Only when the outbox is idle, so it never jumps the queue. Returns the stop.
  */
-export function keepAlive(res: ServerResponse, outbox: Outbox, intervalMs: number): () => void {
+export function keepAlive(res: HttpResponse, outbox: Outbox, intervalMs: number): () => void {
   if (intervalMs <= 0) return () => {};
   const timer = setInterval(() => {
     if (outbox.idle && !res.writableEnded && !res.destroyed) res.write(':\n\n');

@@ -6,7 +6,7 @@
  * messages go on the POST's own response stream, never to another session.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.ts';
 import { isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
@@ -23,7 +23,7 @@ interface SessionRecord {
   inflight: Map<string, AbortController>;
   /** Unsolicited messages; parked (queued, bounded by the session's lane) while no GET stream is open. */
   outbox: Outbox;
-  getStream: ServerResponse | undefined;
+  getStream: HttpResponse | undefined;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -32,13 +32,13 @@ export class LegacyHttpSessions {
 
   constructor(private readonly core: ServerCore, private readonly keepAliveMs: number) {}
 
-  sessionIdOf(req: IncomingMessage): string | undefined {
+  sessionIdOf(req: HttpRequestHead): string | undefined {
     const value = req.headers[SESSION_HEADER];
     return Array.isArray(value) ? value[0] : value;
   }
 
   /** An `initialize` POST without a session id. */
-  async initialize(res: ServerResponse, request: JsonRpcRequest): Promise<void> {
+  async initialize(res: HttpResponse, request: JsonRpcRequest): Promise<void> {
     if (this.records.size >= this.core.limits.maxSessions) {
       const error = new LimitExceededError('maxSessions', this.core.limits.maxSessions, 503);
       return sendJson(res, error.httpStatus, errorFrame(request.id, error));
@@ -56,7 +56,7 @@ export class LegacyHttpSessions {
   }
 
   /** Any POST carrying a session id. */
-  async post(req: IncomingMessage, res: ServerResponse, message: JsonRpcRequest | JsonRpcNotification): Promise<void> {
+  async post(req: HttpRequestHead, res: HttpResponse, message: JsonRpcRequest | JsonRpcNotification): Promise<void> {
     const record = this.lookup(req, res, 'id' in message ? message.id : null);
     if (!record) return;
     const version = req.headers['mcp-protocol-version'];
@@ -90,7 +90,7 @@ export class LegacyHttpSessions {
   }
 
   /** GET: the session's stream for unsolicited messages. */
-  openStream(req: IncomingMessage, res: ServerResponse): void {
+  openStream(req: HttpRequestHead, res: HttpResponse): void {
     const record = this.lookup(req, res, null);
     if (!record) return;
     if (record.getStream) {
@@ -111,7 +111,7 @@ export class LegacyHttpSessions {
   }
 
   /** DELETE: the client ends its session. */
-  end(req: IncomingMessage, res: ServerResponse): void {
+  end(req: HttpRequestHead, res: HttpResponse): void {
     const record = this.lookup(req, res, null);
     if (!record) return;
     record.session.end({ type: 'client_deleted' });
@@ -123,7 +123,7 @@ export class LegacyHttpSessions {
     for (const record of [...this.records.values()]) record.session.end({ type: 'server_shutdown' });
   }
 
-  private lookup(req: IncomingMessage, res: ServerResponse, id: RequestId | null): SessionRecord | undefined {
+  private lookup(req: HttpRequestHead, res: HttpResponse, id: RequestId | null): SessionRecord | undefined {
     const sessionId = this.sessionIdOf(req);
     const record = sessionId === undefined ? undefined : this.records.get(sessionId);
     if (record) return record;

@@ -6,7 +6,7 @@
  * A `subscriptions/listen` POST is answered with a long-lived SSE stream whose
  * closing by the client cancels the subscription.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
@@ -18,7 +18,7 @@ import { routeListen, routeModern } from './modern-router.ts';
 import { decodeHeaderValue, paramHeaderMismatch } from './param-headers.ts';
 import { errorFrame, resultFrame } from './outcome.ts';
 
-const header = (req: IncomingMessage, name: string): string | undefined => {
+const header = (req: HttpRequestHead, name: string): string | undefined => {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
@@ -27,7 +27,7 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
 /** Methods whose `Mcp-Name` header mirrors a body field. */
 const NAME_SOURCE: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
-function headerMismatch(core: ServerCore, req: IncomingMessage, request: JsonRpcRequest): HeaderMismatchError | undefined {
+function headerMismatch(core: ServerCore, req: HttpRequestHead, request: JsonRpcRequest): HeaderMismatchError | undefined {
   const version = header(req, 'mcp-protocol-version');
   if (version === undefined) return new HeaderMismatchError('Header mismatch: MCP-Protocol-Version header is required');
   const meta = request.params?._meta;
@@ -57,7 +57,7 @@ function headerMismatch(core: ServerCore, req: IncomingMessage, request: JsonRpc
   return undefined;
 }
 
-const failWith = (res: ServerResponse, id: JsonRpcRequest['id'] | null, error: WireError): void =>
+const failWith = (res: HttpResponse, id: JsonRpcRequest['id'] | null, error: WireError): void =>
   sendJson(res, error.httpStatus, errorFrame(id, error));
 
 /**
@@ -69,7 +69,7 @@ export class EndpointStreams {
   readonly #open = new Map<ListenStream, Promise<void>>();
   #closing = false;
 
-  add(stream: ListenStream, res: ServerResponse): void {
+  add(stream: ListenStream, res: HttpResponse): void {
     if (this.#closing) {
       void stream.complete();
       return;
@@ -93,8 +93,8 @@ export class EndpointStreams {
 
 export async function handleModernRequest(
   core: ServerCore,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequestHead,
+  res: HttpResponse,
   request: JsonRpcRequest,
   keepAliveMs: number,
   streams: EndpointStreams,
@@ -120,7 +120,7 @@ export async function handleModernRequest(
 
 function openListenStream(
   core: ServerCore,
-  res: ServerResponse,
+  res: HttpResponse,
   request: JsonRpcRequest,
   honored: NotificationFilter,
   keepAliveMs: number,
@@ -147,4 +147,4 @@ function openListenStream(
 }
 
 /** Modern HTTP defines no client notifications; accept them as the spec's transport mechanics say. */
-export const acceptModernNotification = (res: ServerResponse): void => sendStatus(res, 202);
+export const acceptModernNotification = (res: HttpResponse): void => sendStatus(res, 202);

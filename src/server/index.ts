@@ -9,7 +9,8 @@
  *   return { content: [{ type: 'text', text: String(args.text) }] };
  * });
  * server.serveStdio();                          // or:
- * await server.listenHttp({ port: 3000 });      // http://127.0.0.1:3000/mcp
+ * await server.listenHttp({ port: 3000 });      // http://127.0.0.1:3000/mcp, or mount in an app:
+ * app.all('/mcp', server.nodeHandler());        // Express, node:http…; server.fetchHandler() for Hono, Bun…
  * server.notifyToolsListChanged();              // every session / every stream that asked
  * await server.close();                         // listen streams end with resultType 'complete'
  * ```
@@ -19,12 +20,14 @@
  */
 export { createServer, type McpServer } from './server.ts';
 export type { ServerOptions, ServerFeatures } from './core.ts';
-export type { HttpListenOptions, HttpServerHandle } from './http.ts';
+export type { HttpHandlerOptions, HttpListenOptions, HttpServerHandle } from './http.ts';
+export type { NodeMcpHandler } from './http-node.ts';
+export type { FetchMcpHandler } from './http-fetch.ts';
 export type { StdioOptions, StdioConnectionHandle } from './stdio.ts';
 export { createInProcessBus, type ChangeBus, type ChangeEvent } from './bus.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, type CacheableResult } from './caching.ts';
-export { InvalidCachingError } from './definition-errors.ts';
+export { InvalidCachingError, InvalidToolSchemaError } from './definition-errors.ts';
 export type { RequestContext, LogLevel } from './request-context.ts';
 export type {
   ToolDefinition,

@@ -5,8 +5,11 @@
  */
 import { checkCacheHint } from './caching.ts';
 import { ServerCore, type ServerOptions } from './core.ts';
-import type { HttpListenOptions, HttpServerHandle } from './http.ts';
-import { listenHttp } from './http.ts';
+import type { HttpEndpoint } from './http-endpoint.ts';
+import { createFetchHandler, type FetchMcpHandler } from './http-fetch.ts';
+import { createNodeHandler, type NodeMcpHandler } from './http-node.ts';
+import type { HttpHandlerOptions, HttpListenOptions, HttpServerHandle } from './http.ts';
+import { listenHttp, mountedEndpoint } from './http.ts';
 import type {
   PromptDefinition,
   PromptHandler,
@@ -19,6 +22,11 @@ import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from '
 
 export interface McpServer {
   readonly name: string;
+  /**
+   * Compiles `definition.inputSchema` once (JSON Schema 2020-12 by default); calls whose arguments do not fit get
+   * a tool error (`isError: true`) naming the path and the problem. Throws InvalidToolSchemaError, registering
+   * nothing, when the schema does not compile.
+   */
   defineTool(name: string, definition: ToolDefinition, handler: ToolHandler): void;
   removeTool(name: string): boolean;
   definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
@@ -36,23 +44,44 @@ export interface McpServer {
   serveStdio(options?: StdioOptions): StdioConnectionHandle;
   /** Streamable HTTP on node:http, both eras on one endpoint; resolves once listening. */
   listenHttp(options?: HttpListenOptions): Promise<HttpServerHandle>;
+  /**
+   * Streamable HTTP (both eras) as a Node `(req, res, parsedBody?)` handler,
+   * to mount at any path of node:http, Express, Fastify…; one endpoint with
+   * its own legacy sessions, closed by `close()` here or on the handler.
+   */
+  nodeHandler(options?: HttpHandlerOptions): NodeMcpHandler;
+  /** The same endpoint as a fetch-style `(request: Request) => Promise<Response>` handler (Hono, Bun, Deno, workers). */
+  fetchHandler(options?: HttpHandlerOptions): FetchMcpHandler;
   /** Open listen streams right now (for observability and tests). */
   readonly openStreamCount: number;
   /** Live legacy sessions right now (stdio connections opened with initialize, HTTP sessions). */
   readonly openSessionCount: number;
-  /** Ends every listen stream gracefully (`resultType: 'complete'`), every session, every transport. */
+  /** Ends every listen stream gracefully (`resultType: 'complete'`), every session, every transport; mounted handlers answer 503 afterwards. */
   close(): Promise<void>;
 }
 
+/** A server for both eras; serve it with `serveStdio`, `listenHttp`, or mount `nodeHandler` / `fetchHandler` in an app. */
 export function createServer(options: ServerOptions): McpServer {
   const core = new ServerCore(options);
   const connections = new Set<StdioConnection>();
   const httpServers = new Set<HttpServerHandle>();
+  const mounted = new Set<HttpEndpoint>();
+  const mount = (handlerOptions: HttpHandlerOptions | undefined): HttpEndpoint => {
+    const endpoint = mountedEndpoint(core, handlerOptions ?? {});
+    mounted.add(endpoint);
+    return endpoint;
+  };
   let closing: Promise<void> | undefined;
   return {
     name: options.name,
-    defineTool: (name, definition, handler) => core.registry.tools.set(name, definition, handler),
-    removeTool: (name) => core.registry.tools.delete(name),
+    defineTool(name, definition, handler) {
+      const checkArguments = core.toolInputs.compile(name, definition.inputSchema);
+      core.registry.tools.set(name, definition, { handler, checkArguments });
+    },
+    removeTool(name) {
+      core.toolInputs.release(name);
+      return core.registry.tools.delete(name);
+    },
     definePrompt: (name, definition, handler) => core.registry.prompts.set(name, definition, handler),
     removePrompt: (name) => core.registry.prompts.delete(name),
     defineResource(uri, definition, read) {
@@ -75,6 +104,8 @@ export function createServer(options: ServerOptions): McpServer {
       httpServers.add(handle);
       return handle;
     },
+    nodeHandler: (handlerOptions) => createNodeHandler(mount(handlerOptions)),
+    fetchHandler: (handlerOptions) => createFetchHandler(mount(handlerOptions)),
     get openStreamCount() {
       return core.streams.size;
     },
@@ -86,6 +117,7 @@ export function createServer(options: ServerOptions): McpServer {
         await core.close();
         await Promise.all([...connections].map((connection) => connection.close()));
         await Promise.all([...httpServers].map((handle) => handle.close()));
+        await Promise.all([...mounted].map((endpoint) => endpoint.close()));
       })();
       return closing;
     },

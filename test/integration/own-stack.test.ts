@@ -4,17 +4,17 @@
  * and stdio (server in a child process), in both eras.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type ClientOptions, type McpClient } from '../../src/client/client.ts';
+import type { ClientOptions, McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import type { McpServer } from '../../src/server/index.ts';
-import { httpTransport } from '../../src/transport/http.ts';
+import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, type FixtureOptions } from '../fixtures/own-server-setup.ts';
 import { stdioPeer } from '../fixtures/stdio-peers.ts';
 
-const clients: McpClient[] = [];
+const ours = new OwnClients();
 const servers: McpServer[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await ours.disconnectAll();
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
@@ -25,12 +25,7 @@ async function httpServer(options: FixtureOptions = {}): Promise<{ server: McpSe
   return { server, url: `http://127.0.0.1:${handle.port}/mcp` };
 }
 
-async function connect(url: string, options: Partial<ClientOptions> = {}): Promise<McpClient> {
-  const client = createClient({ transport: httpTransport({ url }), ...options });
-  clients.push(client);
-  await client.connect();
-  return client;
-}
+const connect = (url: string, options: Partial<ClientOptions> = {}): Promise<McpClient> => ours.connectHttp(url, options);
 
 function collect() {
   const messages: SubscriberMessage[] = [];
@@ -119,9 +114,7 @@ describe('our client against our server over HTTP', () => {
 describe('our client against our server over stdio', () => {
   it.each(['legacy', 'modern'] as const)('%s: listens, receives a change, and survives a restart', async (era) => {
     const peer = stdioPeer('own-server-stdio.ts');
-    const client = createClient({ transport: peer.factory, era, reconnect: { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50 } });
-    clients.push(client);
-    await client.connect();
+    const client = await ours.connect({ transport: peer.factory, era, reconnect: { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50 } });
     expect(client.era).toBe(era);
     const box = collect();
     if (era === 'modern') await client.listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, box.subscriber);

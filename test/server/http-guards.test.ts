@@ -3,11 +3,11 @@
  * (Origin/Host), oversized bodies, malformed JSON, header/body mismatches,
  * unsupported versions, unknown methods, unknown sessions and listen floods.
  */
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/jsonrpc.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { rawPost } from '../fixtures/raw-http.ts';
 import { modernMeta } from './raw-stdio-peer.ts';
 
 let server: McpServer | undefined;
@@ -38,18 +38,6 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
   return { status: response.status, json: text ? JSON.parse(text) : undefined };
 }
 
-/** node:http, because fetch will not send a foreign Host header. */
-function rawPost(port: number, headers: Record<string, string>, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 describe('DNS rebinding protection', () => {
   it('refuses a foreign Origin or Host with 403 and accepts loopback ones', async () => {
     const { port } = await start();
@@ -58,6 +46,32 @@ describe('DNS rebinding protection', () => {
     expect(await rawPost(port, { ...json, origin: 'http://evil.example.com' }, body)).toBe(403);
     expect(await rawPost(port, { ...json, host: 'evil.example.com' }, body)).toBe(403);
     expect(await rawPost(port, { ...json, host: `localhost:${port}`, origin: `http://localhost:${port}` }, body)).toBe(200);
+  });
+
+  it('bound to any loopback address accepts its own Host, and every loopback name, and no other', async () => {
+    server = buildFixtureServer();
+    const { port, url } = await server.listenHttp({ port: 0, host: '127.0.0.2' });
+    expect(url).toBe(`http://127.0.0.2:${port}/mcp`);
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const body = JSON.stringify(INIT);
+    const status = (headers: Record<string, string>) => rawPost(port, { ...json, ...headers }, body, '127.0.0.2');
+    expect(await status({ host: `127.0.0.2:${port}` })).toBe(200);
+    expect(await status({ host: `127.0.0.2:${port}`, origin: `http://127.0.0.2:${port}` })).toBe(200);
+    expect(await status({ host: `127.255.0.9:${port}` })).toBe(200);
+    expect(await status({ host: `[::1]:${port}` })).toBe(200);
+    expect(await status({ host: `localhost:${port}` })).toBe(200);
+    expect(await status({ host: `128.0.0.2:${port}` })).toBe(403);
+    expect(await status({ host: `127.0.0.2.evil.example:${port}` })).toBe(403);
+    expect(await status({ host: `127.0.0.2:${port}`, origin: 'http://evil.example' })).toBe(403);
+  });
+
+  it('bound to ::1 accepts its own Host', async () => {
+    server = buildFixtureServer();
+    const { port, url } = await server.listenHttp({ port: 0, host: '::1' });
+    expect(url).toBe(`http://[::1]:${port}/mcp`);
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    expect(await rawPost(port, { ...json, host: `[::1]:${port}` }, JSON.stringify(INIT), '::1')).toBe(200);
+    expect(await rawPost(port, { ...json, host: `evil.example:${port}` }, JSON.stringify(INIT), '::1')).toBe(403);
   });
 
   it('accepts exactly the configured origins', async () => {
