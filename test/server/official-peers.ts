@@ -70,18 +70,22 @@ export class NotificationLog {
   readonly seen: { method: string; params: Record<string, unknown> }[] = [];
   private waiters: { match: (method: string, params: Record<string, unknown>) => boolean; resolve: () => void }[] = [];
 
-  constructor(client: Client, methods: string[]) {
+  /** Registers a handler per method on an official 2.x client; without one, `record` is fed by hand (e.g. from an sdk 1.x client). */
+  constructor(client: Client | undefined, methods: string[]) {
     for (const method of methods) {
-      client.setNotificationHandler(method as 'notifications/tools/list_changed', (notification: { params?: unknown }) => {
-        const params = (notification.params ?? {}) as Record<string, unknown>;
-        this.seen.push({ method, params });
-        this.waiters = this.waiters.filter((waiter) => {
-          if (!waiter.match(method, params)) return true;
-          waiter.resolve();
-          return false;
-        });
-      });
+      client?.setNotificationHandler(method as 'notifications/tools/list_changed', (notification: { params?: unknown }) =>
+        this.record(method, (notification.params ?? {}) as Record<string, unknown>));
     }
+  }
+
+  /** Adds one notification and wakes whoever waits for it. */
+  record(method: string, params: Record<string, unknown>): void {
+    this.seen.push({ method, params });
+    this.waiters = this.waiters.filter((waiter) => {
+      if (!waiter.match(method, params)) return true;
+      waiter.resolve();
+      return false;
+    });
   }
 
   methods(): string[] {

@@ -1,0 +1,78 @@
+/**
+ * Interop matrix, direction A: every official client against our server
+ * (`createServer`, the fixture of test/fixtures/own-server-setup.ts), over
+ * stdio (a child process) and loopback HTTP, with each client's own result
+ * validation on. Columns: `@modelcontextprotocol/client` 2.4.0 modern and
+ * legacy, `@modelcontextprotocol/sdk` 1.32.2 (legacy). The MCP Inspector's
+ * CLI is in inspector-cli.test.ts; the other direction in our-client.test.ts.
+ *
+ * The server hands out one item per page, so every list but the empty one
+ * takes several pages; each client walks them its own way. Our server cannot
+ * define resource templates yet (issue 18): an empty templates/list is what
+ * can be checked.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { McpServer } from '../../src/server/index.ts';
+import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
+import { PROMPTS_CHANGED, RESOURCE_UPDATED, RESOURCES_CHANGED, TOOLS_CHANGED } from '../server/official-peers.ts';
+import { CLIENT_KINDS, closeAllClients, LISTS, OWN_FIXTURE_LISTS as EXPECTED, type Where } from './official-clients.ts';
+
+const PAGE_SIZE = 1;
+/** Each test spawns a client and (over stdio) a server process on two shared cores. */
+const PEER_TIMEOUT = 60_000;
+const [WATCHED, OTHER] = [FIXTURE_URIS[0]!, FIXTURE_URIS[1]!];
+
+
+let server: McpServer | undefined;
+afterEach(async () => {
+  await closeAllClients();
+  await server?.close();
+  server = undefined;
+});
+
+const CELLS = CLIENT_KINDS.flatMap((kind) => (['stdio', 'http'] as const).map((transport) => [kind.name, transport, kind] as const));
+
+describe.each(CELLS)('%s against our server over %s', (_name, transport, kind) => {
+  let where: Where;
+  beforeEach(async () => {
+    if (transport === 'stdio') {
+      where = { transport, args: ['--page-size', String(PAGE_SIZE)] };
+    } else {
+      server = buildFixtureServer({ pageSize: PAGE_SIZE });
+      where = { transport, url: (await server.listenHttp({ port: 0 })).url };
+    }
+  });
+
+  it('negotiates its era and lists tools, prompts, resources and templates page by page', { timeout: PEER_TIMEOUT }, async () => {
+    const peer = await kind.connect(where);
+    if (kind.name.startsWith('@modelcontextprotocol/client')) {
+      expect(peer.protocolVersion).toBe(kind.era === 'modern' ? '2026-07-28' : '2025-11-25');
+    }
+    for (const list of LISTS) {
+      const { keys, pages } = await peer.list(list);
+      expect({ list, keys, pages }).toEqual({ list, keys: EXPECTED[list], pages: Math.max(1, EXPECTED[list].length / PAGE_SIZE) });
+    }
+  });
+
+  it('reads a resource and calls a tool', { timeout: PEER_TIMEOUT }, async () => {
+    const peer = await kind.connect(where);
+    expect(await peer.read(OTHER)).toBe(`content of ${OTHER}`);
+    expect(await peer.call('echo', { text: 'hello across' })).toBe('hello across');
+  });
+
+  it('receives every list change and the updates of the resource it watches, and nothing else', { timeout: PEER_TIMEOUT }, async () => {
+    const peer = await kind.connect(where);
+    await peer.watch(WATCHED);
+    await peer.call('emit', { kind: 'updated', uri: OTHER });
+    await peer.call('emit', { kind: 'updated', uri: WATCHED });
+    for (const list of ['tools', 'prompts', 'resources']) await peer.call('emit', { kind: list });
+    // The resources list change is the last one sent: whatever else came is on the log before it.
+    await peer.changes.waitFor(RESOURCES_CHANGED);
+    expect(peer.changes.seen.map(({ method, params }) => (params.uri === undefined ? method : `${method} ${String(params.uri)}`))).toEqual([
+      `${RESOURCE_UPDATED} ${WATCHED}`,
+      TOOLS_CHANGED,
+      PROMPTS_CHANGED,
+      RESOURCES_CHANGED,
+    ]);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * The official clients as peers of our server, behind one small interface so
+ * the interop matrix (official-clients.test.ts) runs the same steps against
+ * each: `@modelcontextprotocol/client` 2.4.0 in modern and in legacy mode
+ * (through test/server/official-peers.ts) and `@modelcontextprotocol/sdk`
+ * 1.32.2's client. Every result goes through the client's own schema
+ * validation; nothing here bypasses it.
+ */
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as SdkStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
+import {
+  ALL_CHANGES,
+  closeAllPeers,
+  connectHttp,
+  connectStdio,
+  NotificationLog,
+  PROMPTS_CHANGED,
+  RESOURCE_UPDATED,
+  RESOURCES_CHANGED,
+  STDIO_FIXTURE,
+  TOOLS_CHANGED,
+  wire,
+  type Era,
+} from '../server/official-peers.ts';
+
+/** The four lists of a server. */
+export type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+/** What our fixture server (own-server-setup.ts) lists, in its order (by key). */
+export const OWN_FIXTURE_LISTS: Readonly<Record<ListName, readonly string[]>> = {
+  tools: [
+    'echo', 'emit', 'log', 'progress', 'shutdown', 'slow', 'stats', 'test_logging_tool', 'test_missing_capability',
+    'test_simple_text', 'test_streaming_elicitation', 'test_trigger_prompt_change', 'test_trigger_tool_change',
+  ],
+  prompts: ['greeting', 'test_simple_prompt'],
+  resources: [...FIXTURE_URIS, 'test://watched-resource'],
+  resourceTemplates: [],
+};
+
+/** The four lists, in the order the matrix walks them. */
+export const LISTS = Object.keys(OWN_FIXTURE_LISTS) as ListName[];
+
+/** Where our server is: the stdio fixture spawned with these flags, or an HTTP endpoint. */
+export type Where = { transport: 'stdio'; args: string[] } | { transport: 'http'; url: string };
+
+/** One list as a client saw it: each item's key (name, URI or URI template) and how many pages the walk took. */
+export interface ListedPages {
+  keys: string[];
+  pages: number;
+}
+
+/** One connected official client, driven the same way whatever its library and era. */
+export interface ClientPeer {
+  /** The protocol version the connection settled on, where the client tells it. */
+  readonly protocolVersion: string | undefined;
+  /** Every change notification the client received, in order. */
+  readonly changes: NotificationLog;
+  /** Every item of a list, following `nextCursor` to the end. */
+  list(list: ListName): Promise<ListedPages>;
+  /** The text of the first content of a resource. */
+  read(uri: string): Promise<string>;
+  /** The text of the first content block of a tool result. */
+  call(name: string, args: Record<string, unknown>): Promise<string>;
+  /**
+   * Asks for every list change and for updates of `uri`: modern, one listen
+   * stream naming all of them; legacy, resources/subscribe for `uri` (list
+   * changes arrive unsolicited).
+   */
+  watch(uri: string): Promise<void>;
+}
+
+/** One column of the matrix: a client library in one era. */
+export interface ClientKind {
+  readonly name: string;
+  readonly era: Era;
+  connect(where: Where): Promise<ClientPeer>;
+}
+
+const keyOf = (item: { name?: string; uri?: string; uriTemplate?: string }, list: ListName): string =>
+  (list === 'resources' ? item.uri : list === 'resourceTemplates' ? item.uriTemplate : item.name) ?? '';
+
+const firstText = (blocks: readonly unknown[]): string => (blocks[0] as { text?: string } | undefined)?.text ?? '';
+
+/** The official client 2.4.0: its list helpers walk every page themselves, so pages are counted at the wire. */
+function officialPeer(client: Client): ClientPeer {
+  const lists = {
+    tools: () => client.listTools(),
+    prompts: () => client.listPrompts(),
+    resources: () => client.listResources(),
+    resourceTemplates: () => client.listResourceTemplates(),
+  } as const;
+  return {
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    changes: new NotificationLog(client, ALL_CHANGES),
+    async list(list) {
+      const before = wire(client).length;
+      const result = (await lists[list]()) as unknown as Record<ListName, { name?: string; uri?: string; uriTemplate?: string }[]>;
+      const pages = wire(client)
+        .slice(before)
+        .filter((message) => Array.isArray((message.result as Record<string, unknown> | undefined)?.[list])).length;
+      return { keys: result[list].map((item) => keyOf(item, list)), pages };
+    },
+    read: async (uri) => firstText((await client.readResource({ uri })).contents),
+    call: async (name, args) => firstText((await client.callTool({ name, arguments: args })).content as unknown[]),
+    async watch(uri) {
+      if (client.getProtocolEra() === 'legacy') await client.subscribeResource({ uri });
+      else await client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: [uri] });
+    },
+  };
+}
+
+const officialKind = (era: Era): ClientKind => ({
+  name: `@modelcontextprotocol/client 2.4.0, ${era}`,
+  era,
+  connect: async (where) =>
+    officialPeer(where.transport === 'stdio' ? await connectStdio(era, where.args) : await connectHttp(era, where.url)),
+});
+
+const sdkClients = new Set<SdkClient>();
+
+/** The sdk 1.32.2 client: its list helpers fetch one page, so the walk is the caller's, as its users write it. */
+async function connectSdk(where: Where): Promise<ClientPeer> {
+  const client = new SdkClient({ name: 'sdk-1-client', version: '1.0.0' });
+  const changes = new NotificationLog(undefined, []);
+  const schemas = [
+    [TOOLS_CHANGED, ToolListChangedNotificationSchema],
+    [PROMPTS_CHANGED, PromptListChangedNotificationSchema],
+    [RESOURCES_CHANGED, ResourceListChangedNotificationSchema],
+    [RESOURCE_UPDATED, ResourceUpdatedNotificationSchema],
+  ] as const;
+  for (const [method, schema] of schemas) {
+    client.setNotificationHandler(schema, (notification: { params?: Record<string, unknown> }) =>
+      changes.record(method, { ...(notification.params ?? {}) }));
+  }
+  const transport =
+    where.transport === 'stdio'
+      ? new SdkStdioTransport({ command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE, ...where.args], stderr: 'inherit' })
+      : new SdkHttpTransport(new URL(where.url));
+  sdkClients.add(client);
+  await client.connect(transport);
+  const page = (list: ListName, cursor: string | undefined) => {
+    const params = cursor === undefined ? undefined : { cursor };
+    if (list === 'tools') return client.listTools(params);
+    if (list === 'prompts') return client.listPrompts(params);
+    if (list === 'resources') return client.listResources(params);
+    return client.listResourceTemplates(params);
+  };
+  return {
+    // The sdk 1.x client keeps the negotiated version to itself.
+    protocolVersion: undefined,
+    changes,
+    async list(list) {
+      const keys: string[] = [];
+      let pages = 0;
+      let cursor: string | undefined;
+      do {
+        const result = (await page(list, cursor)) as unknown as Record<string, unknown> & { nextCursor?: string };
+        pages++;
+        keys.push(...(result[list] as { name?: string; uri?: string; uriTemplate?: string }[]).map((item) => keyOf(item, list)));
+        cursor = result.nextCursor;
+      } while (cursor !== undefined);
+      return { keys, pages };
+    },
+    read: async (uri) => firstText((await client.readResource({ uri })).contents),
+    call: async (name, args) => firstText((await client.callTool({ name, arguments: args })).content as unknown[]),
+    watch: async (uri) => void (await client.subscribeResource({ uri })),
+  };
+}
+
+/** Every official client of the matrix. */
+export const CLIENT_KINDS: readonly ClientKind[] = [
+  officialKind('modern'),
+  officialKind('legacy'),
+  { name: '@modelcontextprotocol/sdk 1.32.2', era: 'legacy', connect: connectSdk },
+];
+
+/** Closes every client made here (and its stdio child). */
+export async function closeAllClients(): Promise<void> {
+  const sdk = [...sdkClients];
+  sdkClients.clear();
+  await Promise.all([closeAllPeers(), ...sdk.map((client) => client.close().catch(() => {}))]);
+}

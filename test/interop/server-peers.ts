@@ -1,0 +1,185 @@
+/**
+ * The official servers as peers of our client, one row each for the interop
+ * matrix (our-client.test.ts): which transport and era, how to start it,
+ * what it lists, what one read and one call return, and how to make it send
+ * list changes and resource updates. Every child process or HTTP fixture
+ * started here is stopped by `stopAllServers()`.
+ */
+import { expect } from 'vitest';
+import type { McpClient } from '../../src/client/client.ts';
+import type { Era } from '../../src/protocol/versions.ts';
+import { httpTransport } from '../../src/transport/http.ts';
+import type { TransportFactory } from '../../src/transport/transport.ts';
+import { startEverythingHttp, type EverythingHttp } from '../fixtures/everything-http.ts';
+import { RESOURCE_URIS } from '../fixtures/http-fixture-args.ts';
+import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
+import { everythingStdio, officialStdio, stdioPeer, type SpawnedPeer } from '../fixtures/stdio-peers.ts';
+
+export const TOOLS_CHANGED = 'notifications/tools/list_changed';
+export const PROMPTS_CHANGED = 'notifications/prompts/list_changed';
+export const RESOURCES_CHANGED = 'notifications/resources/list_changed';
+export const UPDATED = 'notifications/resources/updated';
+
+/** What a test needs from the subscriber it watches with (test/fixtures/subscriber-inbox.ts). */
+export interface Watching {
+  /** Each notification delivered so far as `method uri`. */
+  notifications(): string[];
+  /** Resolves once `line` is among the notifications. */
+  until(line: string): Promise<void>;
+}
+
+/** One row of the matrix. Expected lists are values for `toEqual` (exact arrays, or `expect.arrayContaining`). */
+export interface ServerPeer {
+  readonly name: string;
+  readonly transport: 'stdio' | 'http';
+  readonly era: Era;
+  /** The era our client is told to ask for: `auto` (probe, then fall back), unless a peer that speaks both is to be met in the legacy one. */
+  readonly ask: 'auto' | 'legacy';
+  /** Starts the server (or prepares to spawn it) and gives the transport for `createClient`. */
+  open(): Promise<TransportFactory>;
+  readonly lists: { tools: unknown; prompts: unknown; resources: unknown; resourceTemplates: unknown };
+  readonly read: { uri: string; text: unknown };
+  readonly call: { name: string; args: Record<string, string>; text: string };
+  /** The URI the test watches for updates. */
+  readonly watched: string;
+  /**
+   * Makes the server send list changes and updates (of the watched URI and
+   * of another), waits for them through `watching`, and returns the lines
+   * the subscriber must have received by then, in order.
+   */
+  provoke(client: McpClient, watching: Watching): Promise<string[]>;
+}
+
+const spawned: SpawnedPeer[] = [];
+const httpFixtures: (HttpFixture | EverythingHttp)[] = [];
+
+/** Kills every server started here (stdio children that outlived their client included). */
+export async function stopAllServers(): Promise<void> {
+  for (const transport of spawned.splice(0).flatMap((peer) => peer.transports)) {
+    if (transport.pid !== undefined && transport.exitStatus === undefined) process.kill(transport.pid, 'SIGKILL');
+  }
+  await Promise.all(httpFixtures.splice(0).map((fixture) => fixture.stop()));
+}
+
+const stdio = (spawn: () => SpawnedPeer) => async () => {
+  const peer = spawn();
+  spawned.push(peer);
+  return peer.factory;
+};
+
+const http = (start: () => Promise<HttpFixture | EverythingHttp>) => async () => {
+  const fixture = await start();
+  httpFixtures.push(fixture);
+  return httpTransport({ url: fixture.url });
+};
+
+const [WATCHED, OTHER] = [RESOURCE_URIS[0]!, RESOURCE_URIS[1]!];
+
+/** The fixtures' `emit` tool: updates of another URI and of the watched one, then every list change, resources last. */
+async function emitEverything(client: McpClient, watching: Watching): Promise<string[]> {
+  await client.callTool('emit', { kind: 'updated', uri: OTHER });
+  await client.callTool('emit', { kind: 'updated', uri: WATCHED });
+  for (const kind of ['tools', 'prompts', 'resources']) await client.callTool('emit', { kind });
+  await watching.until(RESOURCES_CHANGED);
+  return [`${UPDATED} ${WATCHED}`, TOOLS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED];
+}
+
+const FILLERS = [1, 2, 3, 4, 5].map((n) => `filler-${n}`);
+
+/** The official server 2.4.0 over serveStdio (test/fixtures/official-stdio-server.ts), in the era the client asks for. */
+const officialStdioPeer = (era: Era): ServerPeer => ({
+  name: `@modelcontextprotocol/server 2.4.0 serveStdio, ${era}`,
+  transport: 'stdio',
+  era,
+  ask: era === 'legacy' ? 'legacy' : 'auto',
+  open: stdio(() => officialStdio()),
+  lists: {
+    tools: ['echo', 'slow', 'emit', 'progress', 'subscriptions', ...FILLERS],
+    prompts: ['greeting'],
+    resources: RESOURCE_URIS,
+    resourceTemplates: [],
+  },
+  read: { uri: OTHER, text: 'Resource 2' },
+  call: { name: 'echo', args: { text: 'across' }, text: 'across' },
+  watched: WATCHED,
+  provoke: emitEverything,
+});
+
+/** What the HTTP fixtures of both SDKs list. */
+const fixtureLists = (tools: string[]) => ({ tools, prompts: ['greeting'], resources: RESOURCE_URIS, resourceTemplates: [] });
+const fixtureRead = { uri: OTHER, text: `content of ${OTHER}` };
+const echoCall = { name: 'echo', args: { text: 'across' }, text: 'across' };
+
+const sdkPeer = (transport: 'stdio' | 'http'): ServerPeer => ({
+  name: '@modelcontextprotocol/sdk 1.32.2 server',
+  transport,
+  era: 'legacy',
+  ask: 'auto',
+  open: transport === 'stdio' ? stdio(() => stdioPeer('sdk-stdio-server.ts')) : http(() => startHttpFixture('legacy')),
+  lists: fixtureLists(['echo', 'slow', 'emit', 'progress', 'subscriptions']),
+  read: fixtureRead,
+  call: echoCall,
+  watched: WATCHED,
+  provoke: emitEverything,
+});
+
+const EVERYTHING_DOC = 'demo://resource/static/document/architecture.md';
+
+/**
+ * server-everything has no tool that changes the tool or prompt list on cue:
+ * it sends resource updates for subscribed URIs every 5 s once
+ * `toggle-subscriber-updates` is on, and `gzip-file-as-resource` adds a
+ * session resource (resources/list_changed).
+ */
+async function everythingChanges(client: McpClient, watching: Watching): Promise<string[]> {
+  await client.callTool('toggle-subscriber-updates');
+  await watching.until(`${UPDATED} ${EVERYTHING_DOC}`);
+  await client.callTool('toggle-subscriber-updates');
+  await client.callTool('gzip-file-as-resource', { name: 'interop.txt.gz', data: 'data:text/plain,interop', outputType: 'resourceLink' });
+  await watching.until(RESOURCES_CHANGED);
+  const resources = (await client.listResources()).map((resource) => resource.uri);
+  if (!resources.includes('demo://resource/session/interop.txt.gz')) throw new Error(`the new resource is not listed: ${resources.join(', ')}`);
+  // One update or more (the 5 s pace may fire again before the toggle is off), each for the watched URI; then the list change.
+  const updates = watching.notifications().filter((line) => line.startsWith(UPDATED)).length;
+  return [...Array<string>(updates).fill(`${UPDATED} ${EVERYTHING_DOC}`), RESOURCES_CHANGED];
+}
+
+const everythingPeer = (transport: 'stdio' | 'http'): ServerPeer => ({
+  name: '@modelcontextprotocol/server-everything 2026.8.31',
+  transport,
+  era: 'legacy',
+  ask: 'auto',
+  open: transport === 'stdio' ? stdio(everythingStdio) : http(startEverythingHttp),
+  lists: {
+    tools: expect.arrayContaining(['echo', 'get-sum', 'toggle-subscriber-updates', 'gzip-file-as-resource']),
+    prompts: expect.arrayContaining([]),
+    resources: expect.arrayContaining([EVERYTHING_DOC]),
+    resourceTemplates: ['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/blob/{resourceId}'],
+  },
+  read: { uri: EVERYTHING_DOC, text: expect.stringContaining('Everything Server – Architecture') },
+  call: { name: 'echo', args: { message: 'across' }, text: 'Echo: across' },
+  watched: EVERYTHING_DOC,
+  provoke: everythingChanges,
+});
+
+/** Every row of the matrix. */
+export const SERVER_PEERS: readonly ServerPeer[] = [
+  officialStdioPeer('modern'),
+  officialStdioPeer('legacy'),
+  {
+    name: '@modelcontextprotocol/server 2.4.0 createMcpHandler, modern',
+    transport: 'http',
+    era: 'modern',
+    ask: 'auto',
+    open: http(() => startHttpFixture('official')),
+    lists: fixtureLists(['echo', 'slow', 'emit', 'progress']),
+    read: fixtureRead,
+    call: echoCall,
+    watched: WATCHED,
+    provoke: emitEverything,
+  },
+  sdkPeer('stdio'),
+  sdkPeer('http'),
+  everythingPeer('stdio'),
+  everythingPeer('http'),
+];
