@@ -7,7 +7,10 @@
  *   npx tsx scripts/test-loaded.ts [--copies N] [--runs N]   (defaults: 2 copies, 1 run)
  *
  * Each copy is a plain `vitest run` with the JSON reporter, so the counts
- * come from vitest itself. The hog is stopped (by its pid) when the copies end.
+ * come from vitest itself. dist/ is built once first, so the copies' global
+ * setups find it current instead of compiling into it at the same time (each
+ * copy bundles its fixtures into a folder of its own). The hog is stopped (by
+ * its pids) when the copies end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,6 +19,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildDist } from './dist-build.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
@@ -77,6 +81,11 @@ async function runCopy(copy: number, dir: string): Promise<CopyResult> {
 }
 
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+
+if (!buildDist()) {
+  process.stderr.write('build failed: see the errors above\n');
+  process.exit(1);
+}
 
 let allPassed = true;
 for (let run = 1; run <= runs; run++) {
