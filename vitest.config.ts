@@ -1,13 +1,33 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects, both run by `npm test`:
+ *
+ * - `process`: files named `*.process.test.ts`, anywhere under test/. They
+ *   start real child processes or listen on loopback HTTP (official peers,
+ *   fixture servers, the compiled CLI), so they are about process boundaries.
+ * - `unit`: every other `*.test.ts`: pure machines and functions, and our
+ *   client against our server over the in-memory linked pair
+ *   (src/transport/in-memory.ts).
+ *
+ * A new test that starts a process or a socket takes the `.process.test.ts`
+ * suffix. Either way the global setup's teardown fails the run if a process
+ * a test started outlives it (test/setup/fixtures.setup.ts).
+ */
+const PROCESS_TESTS = 'test/**/*.process.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The CLI tests run the compiled bin and demo (dist/), as users do.
-    globalSetup: ['test/package/build-dist.setup.ts'],
+    // The CLI tests run the compiled bin and demo (dist/), as users do; fixture
+    // children start from bundles made once per run, not through tsx.
+    globalSetup: ['test/package/build-dist.setup.ts', 'test/setup/fixtures.setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Real peers are child processes; two cores are shared between them and the suite.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [PROCESS_TESTS] } },
+      { extends: true, test: { name: 'process', include: [PROCESS_TESTS] } },
+    ],
   },
 });

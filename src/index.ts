@@ -34,6 +34,14 @@ export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } f
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
 export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
 export { fromSdkTransport, type SdkTransportLike } from './transport/sdk-adapter.ts';
+export {
+  inMemoryTransport,
+  type InMemoryClientTransport,
+  type InMemoryServe,
+  type InMemoryServedConnection,
+  type InMemoryServerEnd,
+  type InMemoryTransportOptions,
+} from './transport/in-memory.ts';
 export type { ClientTransport, TransportFactory } from './transport/transport.ts';
 export {
   createChangeCache,

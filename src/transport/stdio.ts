@@ -18,9 +18,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { FrameError, parseFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { NotConnectedError, TransportStartError } from '../protocol/errors.ts';
-import { LineSplitter } from './line-splitter.ts';
+import { LineWriter, readFrames } from './line-stream.ts';
 import { DEFAULT_MAX_FRAME_BYTES, type ClientTransport, type TransportEvents } from './transport.ts';
 
 export const DEFAULT_CLOSE_GRACE_MS = 2_000;
@@ -62,12 +62,11 @@ class StdioTransport implements StdioClientTransport {
   private phase: Phase = 'idle';
   private child: ChildProcess | undefined;
   private stdin: Writable | undefined;
+  private writer: LineWriter | undefined;
   private events: TransportEvents | undefined;
   /** Settles when the child's stdio has closed after exit. */
   private exited: Promise<void> = Promise.resolve();
   private status: StdioClientTransport['exitStatus'];
-  /** Shared by every sender waiting for stdin to drain. */
-  private drained: Promise<void> | undefined;
 
   constructor(private readonly options: StdioTransportOptions) {}
 
@@ -108,19 +107,10 @@ class StdioTransport implements StdioClientTransport {
     const stdin = child.stdin as Writable;
     const stdout = child.stdout as Readable;
     this.stdin = stdin;
+    this.writer = new LineWriter(stdin);
     this.exited = new Promise((resolve) => child.once('close', () => resolve()));
 
-    const maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-    const splitter = new LineSplitter(maxFrameBytes, {
-      line: (text) => events.frame(parseFrame(text, maxFrameBytes)),
-      oversized: (head, limit) =>
-        events.frame({
-          kind: 'invalid',
-          error: new FrameError('oversized', `line exceeds the ${limit} byte limit; dropped up to the next newline`, head),
-        }),
-    });
-    stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
-    stdout.on('end', () => splitter.end());
+    readFrames(stdout, this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, (frame) => events.frame(frame));
     stdout.on('error', (error) => this.reportError(error));
     // EPIPE and friends after the child died: reported, never thrown.
     stdin.on('error', (error) => this.reportError(error));
@@ -162,31 +152,10 @@ class StdioTransport implements StdioClientTransport {
 
   send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.stdin;
-    if (this.phase !== 'open' || !stdin || !stdin.writable) {
+    if (this.phase !== 'open' || !stdin || !stdin.writable || !this.writer) {
       return Promise.reject(new NotConnectedError(this.phase));
     }
-    // Messages sent in one tick (10,000 listens opened at once) leave in one writev, not a write each.
-    if (stdin.writableCorked === 0) {
-      stdin.cork();
-      process.nextTick(() => stdin.uncork());
-    }
-    if (stdin.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
-    this.drained ??= new Promise<void>((resolve, reject) => {
-      const settle = (error?: Error) => {
-        stdin.off('drain', onDrain);
-        stdin.off('close', onClose);
-        stdin.off('error', settle);
-        this.drained = undefined;
-        if (error) reject(error);
-        else resolve();
-      };
-      const onDrain = () => settle();
-      const onClose = () => settle(new Error('stdio transport closed before the message was written'));
-      stdin.once('drain', onDrain);
-      stdin.once('close', onClose);
-      stdin.once('error', settle);
-    });
-    return this.drained;
+    return this.writer.send(message);
   }
 
   abortRequest(): boolean {

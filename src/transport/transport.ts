@@ -11,7 +11,8 @@ import type { Era } from '../protocol/versions.ts';
 /** Frames above this many characters are refused with a FrameError (`oversized`). */
 export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
-export type TransportKind = 'stdio' | 'http' | 'custom';
+/** Which kind of channel a transport is: `memory` is the in-memory linked pair (in-memory.ts). */
+export type TransportKind = 'stdio' | 'http' | 'memory' | 'custom';
 
 /** Why a transport stopped. */
 export type TransportClosedInfo =

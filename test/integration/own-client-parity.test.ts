@@ -1,17 +1,20 @@
 /**
  * Parity: our client against our server shows every behaviour the server's
- * tests show with the official client (test/server/stdio-official.test.ts,
- * http-official.test.ts), over stdio (the fixture in a child process) and
- * loopback HTTP (the fixture in this process).
+ * tests show with the official client (test/server/stdio-official.process.test.ts,
+ * http-official.process.test.ts), over the in-memory linked pair (the stdio framing,
+ * the server serving it as its stdio) and loopback HTTP, the fixture server
+ * in this process either way. Process boundaries are not the subject here:
+ * own-stack.process.test.ts kills and restarts a real stdio child.
  *
  * Each behaviour is observed twice: at our client's API (streams, listeners,
  * onProgress, fallback handlers) and at the wire (every frame the transport
  * delivered), because the client filters by the honored filter and would
  * hide a server that sent too much.
  *
- * One stdio process serves one connection, so where the HTTP version has two
- * sessions on one server the stdio version has one: there the second party
- * is the caller's own other stream or listener on the same connection.
+ * The in-memory stage links one connection, as one stdio process serves one,
+ * so where the HTTP version has two sessions on one server it has one: there
+ * the second party is the caller's own other stream or listener on the same
+ * connection.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
@@ -22,9 +25,9 @@ import type { JsonObject, JsonRpcMessage, JsonRpcNotification } from '../../src/
 import { MetaKey, type Era } from '../../src/protocol/versions.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { httpTransport } from '../../src/transport/http.ts';
+import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
-import { stdioPeer, type SpawnedPeer } from '../fixtures/stdio-peers.ts';
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 const UPDATED = 'notifications/resources/updated';
@@ -53,26 +56,21 @@ interface Party {
   wire: Recorder<JsonRpcMessage>;
 }
 
-/** The change capabilities the fixture advertises (all by default), as own-server-stdio.ts's `--features`. */
+/** The change capabilities the fixture advertises (all by default). */
 type Feature = 'tools' | 'prompts' | 'resources' | 'subscribe';
 
 interface Stage {
-  /** Clients of one server: `count` HTTP sessions; over stdio one, since a process serves one connection. */
+  /** Clients of one server: `count` HTTP sessions; in memory one linked connection, as a stdio process serves one. */
   connect(era: Era, count?: number): Promise<Party[]>;
-  /** The server's close(): in process over HTTP; over stdio SIGTERM, which the fixture answers with close(). */
+  /** The server's close(). */
   closeServer(): Promise<void>;
 }
 
 const clients: McpClient[] = [];
 const servers: McpServer[] = [];
-const peers: SpawnedPeer[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.disconnect()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
-  // disconnect() ends each child; this only catches one that outlived it.
-  for (const transport of peers.splice(0).flatMap((peer) => peer.transports)) {
-    if (transport.pid !== undefined && transport.exitStatus === undefined) process.kill(transport.pid, 'SIGKILL');
-  }
 });
 
 /** Records every frame before the client sees it. */
@@ -108,9 +106,14 @@ async function connectParty(factory: TransportFactory, era: Era): Promise<Party>
   return { client, wire };
 }
 
-async function httpStage(features?: Feature[]): Promise<Stage> {
+function fixtureServer(features?: Feature[]): McpServer {
   const server = buildFixtureServer(features ? { features: featureFlags(features) } : {});
   servers.push(server);
+  return server;
+}
+
+async function httpStage(features?: Feature[]): Promise<Stage> {
+  const server = fixtureServer(features);
   const { url } = await server.listenHttp({ port: 0 });
   return {
     connect: (era, count = 1) => Promise.all(Array.from({ length: count }, () => connectParty(httpTransport({ url }), era))),
@@ -118,12 +121,11 @@ async function httpStage(features?: Feature[]): Promise<Stage> {
   };
 }
 
-async function stdioStage(features?: Feature[]): Promise<Stage> {
-  const peer = stdioPeer('own-server-stdio.ts', features ? ['--features', features.join(',')] : []);
-  peers.push(peer);
+function memoryStage(features?: Feature[]): Stage {
+  const server = fixtureServer(features);
   return {
-    connect: async (era) => [await connectParty(peer.factory, era)],
-    closeServer: async () => peer.kill('SIGTERM'),
+    connect: async (era) => [await connectParty(inMemoryTransport((end) => server.serveStdio(end)), era)],
+    closeServer: () => server.close(),
   };
 }
 
@@ -173,8 +175,8 @@ const watch = async (party: Party, filter: JsonObject) =>
 
 const textOf = (result: JsonObject) => (result.content as { text: string }[])[0]!.text;
 
-describe.each(['stdio', 'http'] as const)('our client against our server over %s', (transport) => {
-  const open = (features?: Feature[]) => (transport === 'stdio' ? stdioStage(features) : httpStage(features));
+describe.each(['memory', 'http'] as const)('our client against our server over %s', (transport) => {
+  const open = async (features?: Feature[]) => (transport === 'memory' ? memoryStage(features) : httpStage(features));
 
   it('legacy: a list change broadcast reaches every session', async () => {
     const stage = await open();
@@ -233,7 +235,7 @@ describe.each(['stdio', 'http'] as const)('our client against our server over %s
     await Promise.all([one.inbox.until(hasToolsChange), two.inbox.until(hasToolsChange)]);
     expect(inboxLines(one.inbox)).toEqual([`${UPDATED} ${URI_1}`, TOOLS_CHANGED]);
     expect(inboxLines(two.inbox)).toEqual([`${UPDATED} ${URI_2}`, TOOLS_CHANGED]);
-    // A session gets the updates of the URIs it subscribed, in order (over stdio one session holds both); URI_3 none.
+    // A session gets the updates of the URIs it subscribed, in order (in memory one session holds both); URI_3 none.
     const subscribed = (party: Party) => [URI_2, URI_1].filter((uri) => (uri === URI_1 ? party === a : party === b));
     for (const party of new Set([a!, b!])) {
       expect(wireLines(party)).toEqual([...subscribed(party).map((uri) => `${UPDATED} ${uri}`), TOOLS_CHANGED]);

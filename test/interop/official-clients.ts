@@ -1,6 +1,6 @@
 /**
  * The official clients as peers of our server, behind one small interface so
- * the interop matrix (official-clients.test.ts) runs the same steps against
+ * the interop matrix (official-clients.process.test.ts) runs the same steps against
  * each: `@modelcontextprotocol/client` 2.4.0 in modern and in legacy mode
  * (through test/server/official-peers.ts) and `@modelcontextprotocol/sdk`
  * 1.32.2's client. Every result goes through the client's own schema

@@ -1,6 +1,6 @@
 /**
  * The official servers as peers of our client, one row each for the interop
- * matrix (our-client.test.ts): which transport and era, how to start it,
+ * matrix (our-client.process.test.ts): which transport and era, how to start it,
  * what it lists, what one read and one call return, and how to make it send
  * list changes and resource updates. Every child process or HTTP fixture
  * started here is stopped by `stopAllServers()`.

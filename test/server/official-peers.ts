@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fileURLToPath } from 'node:url';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 export const STDIO_FIXTURE = fileURLToPath(new URL('../fixtures/own-server-stdio.ts', import.meta.url));
 
@@ -44,7 +45,7 @@ export function newClient(era: Era, name = 'test-client'): Client {
 
 export async function connectStdio(era: Era, fixtureArgs: string[] = []): Promise<Client> {
   const client = newClient(era);
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE, ...fixtureArgs], stderr: 'inherit' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [fixtureBundle(STDIO_FIXTURE), ...fixtureArgs], stderr: 'inherit' });
   await client.connect(transport);
   tap(client, transport as never);
   return client;

@@ -7,6 +7,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
 import { STDIO_FIXTURE } from './official-peers.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 export type Message = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown }; result?: Record<string, unknown> };
 
@@ -23,7 +24,7 @@ export class RawStdioPeer {
   private waiters: { match: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
 
   constructor(args: string[] = []) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', STDIO_FIXTURE, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child = spawn(process.execPath, [fixtureBundle(STDIO_FIXTURE), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.onChunk(chunk));
   }

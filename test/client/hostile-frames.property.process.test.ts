@@ -11,7 +11,6 @@
  *
  * A scripted peer is right here: no real server sends these frames on cue.
  */
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
@@ -31,6 +30,7 @@ import {
   type PlanStep,
 } from '../fixtures/hostile-frames.ts';
 import { startHostileHttpPeer, type HostileHttpPeer, type JunkKind } from '../fixtures/hostile-http-peer.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 const hostileFrame: fc.Arbitrary<HostileFrame> = fc.oneof(
   // 513: one level past MAX_FRAME_DEPTH.
@@ -111,7 +111,7 @@ async function harness(transport: 'stdio' | 'http'): Promise<Harness> {
     transport === 'stdio'
       ? stdioTransport({
           command: process.execPath,
-          args: ['--import', 'tsx', fileURLToPath(new URL('../fixtures/hostile-peer.ts', import.meta.url))],
+          args: [fixtureBundle(new URL('../fixtures/hostile-peer.ts', import.meta.url))],
           stderr: 'ignore',
         })
       : httpTransport({ url: (peer = await startHostileHttpPeer()).url });

@@ -10,7 +10,7 @@
  * in one page and ignores cursors), so what a real peer shows here is that
  * our client's cursor walk stops after the one page it gets: one list
  * request per list on the wire. Several pages from a real peer are shown
- * the other way round (official-clients.test.ts against our server).
+ * the other way round (official-clients.process.test.ts against our server).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';

@@ -4,7 +4,7 @@
  * stdio (a child process) and loopback HTTP, with each client's own result
  * validation on. Columns: `@modelcontextprotocol/client` 2.4.0 modern and
  * legacy, `@modelcontextprotocol/sdk` 1.32.2 (legacy). The MCP Inspector's
- * CLI is in inspector-cli.test.ts; the other direction in our-client.test.ts.
+ * CLI is in inspector-cli.process.test.ts; the other direction in our-client.process.test.ts.
  *
  * The server hands out one item per page, so every list but the empty one
  * takes several pages; each client walks them its own way. Our server cannot

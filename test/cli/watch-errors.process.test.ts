@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, killAllCliRuns, watchCli } from './cli-process.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 afterEach(killAllCliRuns);
 
@@ -60,7 +61,7 @@ describe('watch errors', () => {
   });
 
   it('a server that speaks neither era exits 1', async () => {
-    const { code, line } = await failure(['--json', '--', process.execPath, '--import', 'tsx', fixture('neither-era-server.ts')]);
+    const { code, line } = await failure(['--json', '--', process.execPath, fixtureBundle(fixture('neither-era-server.ts'))]);
     expect(code).toBe(1);
     expect(line).toMatch(/neither era/);
   });

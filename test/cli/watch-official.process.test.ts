@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, fixture, killAllCliRuns, watchCli, type JsonLine } from './cli-process.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 afterEach(killAllCliRuns);
 
-const server = ['--', process.execPath, '--import', 'tsx', fixture('official-changing-server.ts'), '--interval-ms', '100'];
+const server = ['--', process.execPath, fixtureBundle(fixture('official-changing-server.ts')), '--interval-ms', '100'];
 const isType = (type: string) => (event: JsonLine) => event.type === type;
 const flickerDiff = (event: JsonLine) =>
   event.type === 'list_diff' && event.list === 'tools' && [...(event.added as string[]), ...(event.removed as string[])].includes('flicker');

@@ -24,6 +24,7 @@ import type { ListenStream } from '../../src/client/subscription.ts';
 import { stdioTransport, type StdioClientTransport } from '../../src/transport/stdio.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { WireRecord } from './recording-transport.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 
@@ -37,7 +38,7 @@ function delayedOfficial(delays: (attempt: number) => number, flags: string[] = 
     const delay = delays(transports.length);
     const transport = stdioTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', fixture('delayed-start.ts'), String(delay), fixture('official-stdio-server.ts'), ...flags],
+      args: [fixtureBundle(fixture('delayed-start.ts')), String(delay), fixtureBundle(fixture('official-stdio-server.ts')), ...flags],
       stderr: 'ignore',
     })();
     transports.push(transport);

@@ -1,0 +1,70 @@
+/**
+ * Fixture child processes start from pre-bundled JavaScript, not through
+ * tsx: `node --import tsx` transpiles every imported module at start-up,
+ * which costs hundreds of milliseconds per child on a quiet machine and
+ * seconds on a busy one (long enough to race a probe). The global setup
+ * bundles each fixture entry (test/fixtures, test/cli/fixtures, examples)
+ * with esbuild into a folder of its own run (two runs side by side never
+ * read each other's half-written files); packages stay external, so the
+ * official SDKs run exactly as installed.
+ *
+ * A test starts a fixture as `node <fixtureBundle(source)> [flags]`.
+ */
+import { readdirSync, rmSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, stop } from 'esbuild';
+import { RUN_MARKER } from './process-leaks.ts';
+
+/** The repository root. */
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Where one run's bundles go (git-ignored, like every .tmp/). */
+const bundleDir = (runId: string) => join(REPO_ROOT, '.tmp', 'fixtures', runId);
+
+/** The run this process belongs to, as the global setup marked it. */
+function currentRun(): string {
+  const runId = process.env[RUN_MARKER];
+  if (!runId) throw new Error(`${RUN_MARKER} is not set: fixture bundles exist only in a vitest run (test/setup/fixtures.setup.ts)`);
+  return runId;
+}
+
+/** Folders whose `.ts` files (tests aside) are entry points a test may start as a child process. */
+const ENTRY_DIRS = ['test/fixtures', 'test/cli/fixtures', 'examples'];
+
+function entryPoints(): string[] {
+  return ENTRY_DIRS.flatMap((dir) =>
+    readdirSync(join(REPO_ROOT, dir))
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts'))
+      .map((name) => join(REPO_ROOT, dir, name)));
+}
+
+/** Bundles every fixture entry for one run; rejects with esbuild's errors when one does not compile. */
+export async function bundleFixtures(runId: string): Promise<void> {
+  await build({
+    entryPoints: entryPoints(),
+    outdir: bundleDir(runId),
+    outbase: REPO_ROOT,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'inline',
+    logLevel: 'error',
+  });
+  // esbuild keeps a service child for further builds; there are none, and it would outlive the run.
+  await stop();
+}
+
+/** Removes one run's bundles. */
+export function removeFixtureBundles(runId: string): void {
+  rmSync(bundleDir(runId), { recursive: true, force: true });
+}
+
+/** The bundle of one fixture source file (a file URL, or a path absolute or from the repository root) in the current run. */
+export function fixtureBundle(source: string | URL): string {
+  const path = source instanceof URL ? fileURLToPath(source) : source;
+  return join(bundleDir(currentRun()), relative(REPO_ROOT, resolve(REPO_ROOT, path))).replace(/\.ts$/, '.mjs');
+}

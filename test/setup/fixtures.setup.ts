@@ -1,0 +1,35 @@
+/**
+ * Global setup for every project: bundles the fixture entries (see
+ * fixture-bundle.ts) and marks the run (see process-leaks.ts). Its teardown
+ * fails the run when a process a test started is still alive: tests must
+ * end their children and wait for them to exit. A process found is killed
+ * and named, so one leak cannot outlive the run that reported it.
+ */
+import { randomUUID } from 'node:crypto';
+import { bundleFixtures, removeFixtureBundles } from './fixture-bundle.ts';
+import { markedProcesses, RUN_MARKER } from './process-leaks.ts';
+
+/** Vitest's own workers carry the marker too; teardown runs after they stopped, and these are left out anyway. */
+const isVitestWorker = (commandLine: string) => /node_modules\/vitest\/dist\/workers\//.test(commandLine);
+
+export default async function setup(): Promise<() => void> {
+  const runId = randomUUID();
+  process.env[RUN_MARKER] = runId;
+  await bundleFixtures(runId);
+  return () => {
+    removeFixtureBundles(runId);
+    const leaked = markedProcesses(runId, new Set([process.pid])).filter((found) => !isVitestWorker(found.commandLine));
+    if (leaked.length === 0) return;
+    for (const { pid } of leaked) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // it exited between the scan and the kill
+      }
+    }
+    const list = leaked.map(({ pid, commandLine }) => `  ${pid} ${commandLine}`).join('\n');
+    // Vitest reports an error thrown here but keeps the exit code of the tests; the run must fail.
+    process.exitCode = 1;
+    throw new Error(`${leaked.length} process(es) started by this test run outlived it (killed now):\n${list}`);
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The in-memory linked pair: our server serves its end as it serves stdio,
+ * frames cross as lines and are classified as over stdio, a cut or a closing
+ * server ends the link as a dying process does, and the client reconnects
+ * over a fresh pair.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, type McpClient } from '../../src/client/client.ts';
+import { NotConnectedError, TransportStartError } from '../../src/protocol/errors.ts';
+import type { McpServer } from '../../src/server/index.ts';
+import { inMemoryTransport, type InMemoryClientTransport, type InMemoryServerEnd } from '../../src/transport/in-memory.ts';
+import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { initializeRequest, RecordingEvents, request, resultOf } from './recording-events.ts';
+
+const servers: McpServer[] = [];
+const clients: McpClient[] = [];
+const transports: InMemoryClientTransport[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(transports.splice(0).map((transport) => transport.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+function fixtureServer(): McpServer {
+  const server = buildFixtureServer();
+  servers.push(server);
+  return server;
+}
+
+async function linked(server: McpServer, maxFrameBytes?: number) {
+  const transport = inMemoryTransport((end) => server.serveStdio(end), maxFrameBytes === undefined ? {} : { maxFrameBytes })();
+  transports.push(transport);
+  const events = new RecordingEvents();
+  await transport.start(events);
+  return { transport, events };
+}
+
+describe('in-memory linked pair, transport level', () => {
+  it('carries an initialize handshake and a tools/list to our server and back', async () => {
+    const { transport, events } = await linked(fixtureServer());
+    expect(transport.kind).toBe('memory');
+    await transport.send(initializeRequest('memory-test'));
+    expect(resultOf(await events.response(1))).toMatchObject({ serverInfo: { name: 'own-fixture' } });
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await transport.send(request(2, 'tools/list'));
+    const tools = resultOf(await events.response(2)) as { tools: { name: string }[] };
+    expect(tools.tools.map((tool) => tool.name)).toContain('echo');
+    expect(transport.abortRequest(2)).toBe(false);
+  });
+
+  it('classifies what the server writes exactly as stdio does: garbage is an invalid frame, an overlong line oversized', async () => {
+    let serverEnd: InMemoryServerEnd | undefined;
+    const transport = inMemoryTransport((end) => void (serverEnd = end), { maxFrameBytes: 64 })();
+    transports.push(transport);
+    const events = new RecordingEvents();
+    await transport.start(events);
+    serverEnd!.stdout.write(`not json\n${'x'.repeat(100)}\n{"jsonrpc":"2.0","id":7,"result":{}}\n`);
+    await events.response(7);
+    expect(events.frames.map((frame) => (frame.kind === 'invalid' ? frame.error.problem : frame.kind))).toEqual(['unparseable', 'oversized', 'response']);
+  });
+
+  it('reports ended, once, when the server stops serving the end, and then refuses to send', async () => {
+    const server = fixtureServer();
+    const { transport, events } = await linked(server);
+    await server.close();
+    expect(await events.whenClosed()).toEqual({ type: 'ended' });
+    await expect(transport.send(request(1, 'ping'))).rejects.toBeInstanceOf(NotConnectedError);
+    expect(events.closures).toHaveLength(1);
+  });
+
+  it('cut() ends the link as a dead peer: ended for the client, end of input for the server', async () => {
+    let serverEnd: InMemoryServerEnd | undefined;
+    const transport = inMemoryTransport((end) => void (serverEnd = end))();
+    transports.push(transport);
+    const events = new RecordingEvents();
+    await transport.start(events);
+    const inputEnded = new Promise<void>((resolve) => serverEnd!.stdin.once('end', resolve));
+    serverEnd!.stdin.resume();
+    transport.cut();
+    await inputEnded;
+    expect(await events.whenClosed()).toEqual({ type: 'ended' });
+  });
+
+  it('close() ends the server connection, reports nothing, and a second start is refused', async () => {
+    const server = fixtureServer();
+    const { transport, events } = await linked(server);
+    await transport.send(initializeRequest('memory-test'));
+    await events.response(1);
+    expect(server.openSessionCount).toBe(1);
+    await transport.close();
+    expect(server.openSessionCount).toBe(0);
+    expect(events.closures).toEqual([]);
+    await expect(transport.start(new RecordingEvents())).rejects.toBeInstanceOf(TransportStartError);
+  });
+
+  it('a server that throws while serving is a TransportStartError', async () => {
+    const transport = inMemoryTransport(() => {
+      throw new Error('no');
+    })();
+    await expect(transport.start(new RecordingEvents())).rejects.toBeInstanceOf(TransportStartError);
+  });
+});
+
+describe('in-memory linked pair under our client', () => {
+  it.each(['legacy', 'modern'] as const)('%s: negotiates, calls a tool and reconnects over a fresh pair after a cut', async (era) => {
+    const server = fixtureServer();
+    const links: InMemoryClientTransport[] = [];
+    const factory = inMemoryTransport((end) => server.serveStdio(end));
+    const client = createClient({
+      transport: () => {
+        const link = factory();
+        links.push(link);
+        return link;
+      },
+      era,
+      reconnect: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+    });
+    clients.push(client);
+    await client.connect();
+    expect(client.era).toBe(era);
+    expect(await client.callTool('echo', { text: 'one' })).toMatchObject({ content: [{ text: 'one' }] });
+    const reconnected = new Promise<void>((resolve) => client.on((event) => event.type === 'connection.ready' && links.length === 2 && resolve()));
+    links[0]!.cut();
+    await reconnected;
+    expect(links).toHaveLength(2);
+    expect(await client.callTool('echo', { text: 'two' })).toMatchObject({ content: [{ text: 'two' }] });
+  });
+});
