@@ -135,11 +135,16 @@ export interface Fetched {
   ttlMs: number | undefined;
 }
 
+/** A result's `ttlMs`; undefined when absent or negative, which the caching page says to take as 0 (never fresh). */
 const ttlOf = (result: JsonObject): number | undefined =>
   typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) && result.ttlMs >= 0 ? result.ttlMs : undefined;
 
-/** The smaller of two hints: a list is as fresh as its least fresh page. */
-const minTtl = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+/**
+ * A list is as fresh as its least fresh page, and a page with no ttl is
+ * never fresh, so one such page leaves the whole list with none.
+ */
+const leastFresh = (pages: (number | undefined)[]): number | undefined =>
+  pages.some((ttl) => ttl === undefined) ? undefined : Math.min(...(pages as number[]));
 
 /**
  * Fetches one entry: a whole list, following `nextCursor` to the end (paged
@@ -151,9 +156,9 @@ export async function fetchEntry(client: Pick<McpClient, 'request' | 'readResour
     const result = await client.readResource(key.slice('resource:'.length));
     return { value: result, ttlMs: ttlOf(result) };
   }
-  let ttlMs: number | undefined;
+  const ttls: (number | undefined)[] = [];
   const items = await collectPages(key as CachedList, (method, params) => client.request(method, params), (page) => {
-    ttlMs = minTtl(ttlMs, ttlOf(page));
+    ttls.push(ttlOf(page));
   });
-  return { value: items, ttlMs };
+  return { value: items, ttlMs: leastFresh(ttls) };
 }

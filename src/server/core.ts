@@ -9,12 +9,14 @@ import type { RequestId } from '../protocol/jsonrpc.ts';
 import type { Implementation, ServerCapabilities } from '../protocol/versions.ts';
 import { AudienceIndex, type ListKind } from './audience-index.ts';
 import { createInProcessBus, type ChangeBus } from './bus.ts';
+import { resolveCaching, type CacheableResult, type CacheHint, type CachingOptions } from './caching.ts';
 import { InvalidParamsError, LimitExceededError, ServerClosingError } from './errors.ts';
 import { LegacySession, type SessionEndReason } from './legacy-session.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 import { ListenStream, type StreamEndReason } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
+import { ToolInputCompiler } from './tool-arguments.ts';
 
 /** Which change notifications the server offers; all on by default. */
 export interface ServerFeatures {
@@ -34,6 +36,8 @@ export interface ServerOptions {
   /** Carries change events between nodes; an in-process bus by default. */
   bus?: ChangeBus;
   features?: ServerFeatures;
+  /** Caching hints on cacheable modern results; DEFAULT_CACHING by default. */
+  caching?: CachingOptions;
 }
 
 export class ServerCore {
@@ -42,7 +46,9 @@ export class ServerCore {
   readonly pageSize: number;
   readonly limits: ServerLimits;
   readonly capabilities: ServerCapabilities;
+  readonly caching: Readonly<Record<CacheableResult, CacheHint>>;
   readonly registry = new Registry();
+  readonly toolInputs = new ToolInputCompiler();
   readonly index = new AudienceIndex();
   readonly bus: ChangeBus;
   readonly streams = new Set<ListenStream>();
@@ -55,6 +61,7 @@ export class ServerCore {
     this.instructions = options.instructions;
     this.pageSize = options.pageSize ?? 50;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.caching = resolveCaching(options.caching);
     const features = options.features ?? {};
     this.capabilities = {
       tools: { listChanged: features.toolsListChanged ?? true },

@@ -23,6 +23,8 @@ export type { HttpListenOptions, HttpServerHandle } from './http.ts';
 export type { StdioOptions, StdioConnectionHandle } from './stdio.ts';
 export { createInProcessBus, type ChangeBus, type ChangeEvent } from './bus.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
+export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, type CacheableResult } from './caching.ts';
+export { InvalidCachingError, InvalidToolSchemaError } from './definition-errors.ts';
 export type { RequestContext, LogLevel } from './request-context.ts';
 export type {
   ToolDefinition,

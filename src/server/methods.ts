@@ -6,7 +6,6 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidParamsError, MissingClientCapabilityError, ResourceNotFoundError } from './errors.ts';
 import type { Registry } from './registry.ts';
 import type { RequestContext } from './request-context.ts';
-import { checkArguments } from './tool-arguments.ts';
 import { toolFailure } from './tool-failure.ts';
 import { isJsonObject } from './json-values.ts';
 
@@ -36,8 +35,10 @@ export async function callTool(registry: Registry, params: JsonObject | undefine
     const missing = Object.fromEntries(Object.entries(needs).filter(([key]) => context.clientCapabilities[key] === undefined));
     if (Object.keys(missing).length > 0) throw new MissingClientCapabilityError(missing);
   }
-  checkArguments(name, entry.definition.inputSchema, args);
-  return { ...(await entry.handler(args, context)) };
+  // Arguments that do not fit the schema are the tool's failure, not the protocol's: the model reads it and can retry.
+  const invalid = entry.handler.checkArguments(args);
+  if (invalid !== undefined) return { content: [{ type: 'text', text: invalid }], isError: true };
+  return { ...(await entry.handler.handler(args, context)) };
 }
 
 export function listPrompts(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
@@ -65,7 +66,10 @@ export async function getPrompt(registry: Registry, params: JsonObject | undefin
 
 export function listResources(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
   const { items, nextCursor } = registry.resources.page(params?.cursor, pageSize);
-  const resources = items.map(({ key, definition }) => ({ uri: key, ...definition }));
+  const resources = items.map(({ key, definition }) => {
+    const { caching: _hints, ...wire } = definition;
+    return { uri: key, ...wire };
+  });
   return nextCursor === undefined ? { resources } : { resources, nextCursor };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
+import { cacheHintFor } from './caching.ts';
 import type { ServerCore } from './core.ts';
 import { readEnvelope, SUPPORTED_MODERN_VERSIONS } from './envelope.ts';
 import { MethodNotFoundError, toWireError } from './errors.ts';
@@ -43,7 +44,8 @@ export async function routeModern(core: ServerCore, request: JsonRpcRequest, cha
     });
     const result = method === 'server/discover' ? discoverResult(core) : await methods.answerShared(method, core.registry, params, core.pageSize, context);
     if (!result) throw new MethodNotFoundError(method);
-    return { kind: 'result', result: { resultType: 'complete', ...result } };
+    // Every modern result here is complete (no input_required yet), so cacheable methods carry their hints.
+    return { kind: 'result', result: { resultType: 'complete', ...result, ...cacheHintFor(core.caching, core.registry, method, params) } };
   } catch (error) {
     return { kind: 'error', error: toWireError(error) };
   }

@@ -6,7 +6,9 @@
  * calls.
  */
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { CacheHint } from './caching.ts';
 import { InvalidParamsError } from './errors.ts';
+import type { ArgumentCheck } from './tool-arguments.ts';
 import type { RequestContext } from './request-context.ts';
 
 export interface ToolDefinition {
@@ -53,6 +55,8 @@ export interface ResourceDefinition {
   title?: string;
   description?: string;
   mimeType?: string;
+  /** This resource's own `resources/read` caching hints (modern era), over the server's `caching.read`; not listed. */
+  caching?: Partial<CacheHint>;
 }
 
 export interface ResourceContents {
@@ -126,8 +130,14 @@ function decodeCursor(cursor: unknown): string {
   throw new InvalidParamsError('invalid cursor');
 }
 
+/** A defined tool's handler with its compiled argument check. */
+export interface ToolBinding {
+  handler: ToolHandler;
+  checkArguments: ArgumentCheck;
+}
+
 export class Registry {
-  readonly tools = new Catalog<ToolDefinition, ToolHandler>();
+  readonly tools = new Catalog<ToolDefinition, ToolBinding>();
   readonly prompts = new Catalog<PromptDefinition, PromptHandler>();
   readonly resources = new Catalog<ResourceDefinition, ResourceReader>();
 }

@@ -3,6 +3,7 @@
  * broadcast list changes and resource updates, and serve clients of both eras
  * over stdio and Streamable HTTP. See limits.ts for the documented limits.
  */
+import { checkCacheHint } from './caching.ts';
 import { ServerCore, type ServerOptions } from './core.ts';
 import type { HttpListenOptions, HttpServerHandle } from './http.ts';
 import { listenHttp } from './http.ts';
@@ -18,10 +19,16 @@ import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from '
 
 export interface McpServer {
   readonly name: string;
+  /**
+   * Compiles `definition.inputSchema` once (JSON Schema 2020-12 by default); calls whose arguments do not fit get
+   * a tool error (`isError: true`) naming the path and the problem. Throws InvalidToolSchemaError, registering
+   * nothing, when the schema does not compile.
+   */
   defineTool(name: string, definition: ToolDefinition, handler: ToolHandler): void;
   removeTool(name: string): boolean;
   definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
   removePrompt(name: string): boolean;
+  /** Throws InvalidCachingError (registering nothing) when `definition.caching` is malformed. */
   defineResource(uri: string, definition: ResourceDefinition, read: ResourceReader): void;
   removeResource(uri: string): boolean;
   /** Legacy: every initialized session. Modern: every listen stream that asked for tools. */
@@ -49,11 +56,20 @@ export function createServer(options: ServerOptions): McpServer {
   let closing: Promise<void> | undefined;
   return {
     name: options.name,
-    defineTool: (name, definition, handler) => core.registry.tools.set(name, definition, handler),
-    removeTool: (name) => core.registry.tools.delete(name),
+    defineTool(name, definition, handler) {
+      const checkArguments = core.toolInputs.compile(name, definition.inputSchema);
+      core.registry.tools.set(name, definition, { handler, checkArguments });
+    },
+    removeTool(name) {
+      core.toolInputs.release(name);
+      return core.registry.tools.delete(name);
+    },
     definePrompt: (name, definition, handler) => core.registry.prompts.set(name, definition, handler),
     removePrompt: (name) => core.registry.prompts.delete(name),
-    defineResource: (uri, definition, read) => core.registry.resources.set(uri, definition, read),
+    defineResource(uri, definition, read) {
+      checkCacheHint(definition.caching, `resource ${uri}: caching`);
+      core.registry.resources.set(uri, definition, read);
+    },
     removeResource: (uri) => core.registry.resources.delete(uri),
     notifyToolsListChanged: () => core.bus.publish({ type: 'tools_list_changed' }),
     notifyPromptsListChanged: () => core.bus.publish({ type: 'prompts_list_changed' }),

@@ -1,39 +1,86 @@
 /**
- * A shallow check of tool arguments against the tool's `inputSchema`:
- * required properties present and top-level property types right. Enough to
- * turn wrong params into -32602 before a handler sees them; handlers that
- * need deep validation do their own.
+ * Tool arguments checked against the tool's whole `inputSchema` as JSON
+ * Schema (2020-12 unless the schema's `$schema` names draft-07 or 2019-09),
+ * compiled once when the tool is defined. ajv compiles, because compiling
+ * is where it refuses a malformed schema or an unresolvable `$ref`, so a
+ * broken tool never gets registered; unknown keywords (`x-…`, annotations)
+ * are allowed, as tool schemas carry them.
  */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
-import { InvalidParamsError } from './errors.ts';
+import { InvalidToolSchemaError } from './definition-errors.ts';
 
-const typeOf = (value: unknown): string => {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
+/** Why a tool's arguments do not fit its `inputSchema`, for the tool error the model reads. */
+export type ArgumentCheck = (args: JsonObject) => string | undefined;
+
+type Draft = '2020-12' | '2019-09' | 'draft-07';
+
+const DRAFTS: Readonly<Record<string, Draft>> = {
+  'https://json-schema.org/draft/2020-12/schema': '2020-12',
+  'https://json-schema.org/draft/2019-09/schema': '2019-09',
+  'http://json-schema.org/draft-07/schema': 'draft-07',
 };
 
-const matches = (expected: unknown, actual: string): boolean => {
-  const types = Array.isArray(expected) ? expected : [expected];
-  return types.some((type) => type === actual || (type === 'number' && actual === 'integer'));
-};
+// ajv-formats is CommonJS; its exports carry the plugin as `default` too, which is the one shape ESM and the types agree on.
+const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
 
-export function checkArguments(tool: string, schema: JsonObject, args: JsonObject): void {
-  const required = Array.isArray(schema.required) ? schema.required : [];
-  for (const key of required) {
-    if (typeof key === 'string' && args[key] === undefined) {
-      throw new InvalidParamsError(`Invalid params: tool ${tool} needs argument ${key}`);
+/** At most this many problems are named in one tool error. */
+const MAX_PROBLEMS = 5;
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`;
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') return `${where} has unexpected property ${JSON.stringify(params.additionalProperty)}`;
+  if (error.keyword === 'required') return `${where} is missing required property ${JSON.stringify(params.missingProperty)}`;
+  if (error.keyword === 'enum') return `${where} must be one of ${JSON.stringify(params.allowedValues)}`;
+  return `${where} ${error.message ?? `fails ${error.keyword}`}`;
+}
+
+/** Compiles tool input schemas; one per server, so compiled schemas go when their tool does. */
+export class ToolInputCompiler {
+  private readonly engines = new Map<Draft, Ajv>();
+  private readonly compiled = new Map<string, JsonObject>();
+
+  /** Compiles `schema` for `tool`; throws InvalidToolSchemaError when it does not compile. */
+  compile(tool: string, schema: JsonObject): ArgumentCheck {
+    const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
+    const draft = declared === undefined ? '2020-12' : DRAFTS[declared];
+    if (draft === undefined) throw new InvalidToolSchemaError(tool, `$schema ${JSON.stringify(schema.$schema)} is not a supported dialect (2020-12, 2019-09, draft-07)`);
+    // The old schema goes first, so a tool redefined with the same `$id` does not collide with itself.
+    this.release(tool);
+    let validate: ValidateFunction;
+    try {
+      validate = this.engine(draft).compile(schema);
+    } catch (cause) {
+      throw new InvalidToolSchemaError(tool, cause instanceof Error ? cause.message : String(cause), { cause });
     }
+    this.compiled.set(tool, schema);
+    return (args) => {
+      if (validate(args)) return undefined;
+      const problems = (validate.errors ?? []).slice(0, MAX_PROBLEMS).map(describe);
+      return `Invalid arguments for tool ${tool}: ${problems.join('; ')}`;
+    };
   }
-  const properties = schema.properties;
-  if (typeof properties !== 'object' || properties === null) return;
-  for (const [key, value] of Object.entries(args)) {
-    const property = (properties as Record<string, unknown>)[key];
-    if (typeof property !== 'object' || property === null) continue;
-    const expected = (property as JsonObject).type;
-    if (expected !== undefined && !matches(expected, typeOf(value))) {
-      throw new InvalidParamsError(`Invalid params: argument ${key} of tool ${tool} must be ${JSON.stringify(expected)}`);
+
+  /** Forgets the compiled schema of a tool that was removed or replaced. */
+  release(tool: string): void {
+    const schema = this.compiled.get(tool);
+    if (schema === undefined) return;
+    this.compiled.delete(tool);
+    for (const engine of this.engines.values()) engine.removeSchema(schema);
+  }
+
+  private engine(draft: Draft): Ajv {
+    let engine = this.engines.get(draft);
+    if (!engine) {
+      const options = { strict: false, allErrors: true, validateFormats: true };
+      engine = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+      addFormats(engine);
+      this.engines.set(draft, engine);
     }
+    return engine;
   }
 }

@@ -25,7 +25,7 @@ describe('fetchEntry', () => {
   it('follows nextCursor to the end and keeps the smallest ttl of the pages', async () => {
     const server = pagedServer([
       { tools: [{ name: 'a' }], nextCursor: 'p2', ttlMs: 5_000 },
-      { tools: [{ name: 'b' }], nextCursor: 'p3' },
+      { tools: [{ name: 'b' }], nextCursor: 'p3', ttlMs: 7_000 },
       { tools: [{ name: 'c' }], ttlMs: 2_000 },
     ]);
     expect(await fetchEntry(server.client, 'tools')).toEqual({ value: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], ttlMs: 2_000 });
@@ -34,6 +34,19 @@ describe('fetchEntry', () => {
       { method: 'tools/list', params: { cursor: 'p2' } },
       { method: 'tools/list', params: { cursor: 'p3' } },
     ]);
+  });
+
+  it('has no ttl when one page gives none or a negative one: absent means 0, never fresh', async () => {
+    const absent = pagedServer([
+      { tools: [{ name: 'a' }], nextCursor: 'p2', ttlMs: 5_000 },
+      { tools: [{ name: 'b' }] },
+    ]);
+    expect(await fetchEntry(absent.client, 'tools')).toEqual({ value: [{ name: 'a' }, { name: 'b' }], ttlMs: undefined });
+    const negative = pagedServer([
+      { prompts: [{ name: 'a' }], nextCursor: 'p2', ttlMs: -1 },
+      { prompts: [{ name: 'b' }], ttlMs: 5_000 },
+    ]);
+    expect(await fetchEntry(negative.client, 'prompts')).toEqual({ value: [{ name: 'a' }, { name: 'b' }], ttlMs: undefined });
   });
 
   it('has no ttl when no page gives one, and reads a resource with its ttl', async () => {

@@ -53,7 +53,7 @@ describe('bad input over stdio', () => {
     expect(p.received.some((message) => message.id === 1)).toBe(false);
   });
 
-  it('answers unknown methods, wrong params and unsupported versions with the spec errors', async () => {
+  it('answers unknown methods, unknown tools, wrong params and unsupported versions with the spec errors', async () => {
     const p = start();
     p.request(1, 'server/discover');
     p.request(2, 'no/such/method');
@@ -63,10 +63,9 @@ describe('bad input over stdio', () => {
     p.request(6, 'subscriptions/listen', { notifications: { toolsListChanged: 'yes' } });
     p.request(7, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['not a uri'] } });
     p.send({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} });
-    const codes = await Promise.all([2, 3, 4, 5, 6, 7, 9].map(async (id) => (await p.response(id)).error?.code));
+    const codes = await Promise.all([2, 4, 5, 6, 7, 9].map(async (id) => (await p.response(id)).error?.code));
     expect(codes).toEqual([
       ErrorCode.MethodNotFound,
-      ErrorCode.InvalidParams,
       ErrorCode.InvalidParams,
       ErrorCode.UnsupportedProtocolVersion,
       ErrorCode.InvalidParams,
@@ -74,6 +73,8 @@ describe('bad input over stdio', () => {
       ErrorCode.InvalidParams, // no _meta envelope, on a connection that used the modern era
     ]);
     expect((await p.response(5)).error?.data).toEqual({ requested: '1900-01-01', supported: ['2026-07-28'] });
+    // An argument of the wrong type is the tool's failure, which the model can read and correct, not a protocol error.
+    expect((await p.response(3)).result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/arguments\/text must be string/) }] });
   });
 
   it('ignores listen filter keys it does not know (the schema allows them) but refuses a filter that selects nothing', async () => {

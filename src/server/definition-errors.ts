@@ -1,0 +1,26 @@
+/**
+ * Local errors the server's own API throws at its caller (never sent on the
+ * wire): options or definitions refused before anything is registered.
+ */
+import { McpActorsError } from '../protocol/errors.ts';
+
+/** A caching hint that is not an integer `ttlMs` >= 0 or a `cacheScope` of `public` | `private`. */
+export class InvalidCachingError extends McpActorsError {
+  override readonly name = 'InvalidCachingError';
+  readonly code = 'invalid_caching';
+  /** Where the bad value sits, e.g. `caching.tools.ttlMs`. */
+  readonly path: string;
+  constructor(path: string, problem: string) {
+    super(`${path} ${problem}`);
+    this.path = path;
+  }
+}
+
+/** A tool whose `inputSchema` does not compile as JSON Schema; the tool is not registered. */
+export class InvalidToolSchemaError extends McpActorsError {
+  override readonly name = 'InvalidToolSchemaError';
+  readonly code = 'invalid_tool_schema';
+  constructor(readonly tool: string, problem: string, options?: { cause?: unknown }) {
+    super(`tool ${tool}: inputSchema does not compile: ${problem}`, options);
+  }
+}
