@@ -17,12 +17,13 @@
  * its whole life). The last `release` starts the idle time afresh.
  */
 import { assign, setup } from 'xstate';
+import type { SlowConsumer } from './listen-stream.machine.ts';
 
 export type SessionEndReason =
   | { type: 'client_deleted' }
   | { type: 'transport_closed' }
   | { type: 'server_shutdown' }
-  | { type: 'slow_consumer'; maxPending: number }
+  | SlowConsumer
   /** Nothing held the session open and no activity came for `idleMs`. */
   | { type: 'idle_timeout'; idleMs: number };
 

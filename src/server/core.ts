@@ -98,6 +98,7 @@ export class ServerCore {
       honored,
       outbox,
       maxPending: this.limits.maxPendingPerStream,
+      maxPendingBytes: this.limits.maxPendingBytesPerStream,
       finishTimeoutMs: this.limits.finishTimeoutMs,
       onEnd: (ended, reason) => {
         this.streams.delete(ended);
@@ -127,6 +128,7 @@ export class ServerCore {
       capabilities: this.capabilities,
       index: this.index,
       maxPending: this.limits.maxPendingPerStream,
+      maxPendingBytes: this.limits.maxPendingBytesPerStream,
       idleMs: this.limits.sessionIdleMs,
       onEnd: (ended, reason) => {
         this.sessions.delete(ended);

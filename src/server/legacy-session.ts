@@ -20,6 +20,7 @@ export interface LegacySessionOptions {
   capabilities: ServerCapabilities;
   index: AudienceIndex;
   maxPending: number;
+  maxPendingBytes: number;
   /** An unheld session without activity for this long ends (`idle_timeout`). */
   idleMs: number;
   onEnd(session: LegacySession, reason: SessionEndReason): void;
@@ -98,9 +99,7 @@ export class LegacySession implements Audience {
   /** Where unsolicited messages go from now on (stdio: the connection; HTTP: the GET stream). */
   attach(outbox: Outbox): void {
     this.lane?.kill();
-    this.lane = new Lane(outbox, this.options.maxPending, (maxPending) =>
-      this.end({ type: 'slow_consumer', maxPending }),
-    );
+    this.lane = new Lane(outbox, this.options.maxPending, this.options.maxPendingBytes, (overflow) => this.end(overflow));
   }
 
   subscribe(uri: string): void {

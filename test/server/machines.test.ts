@@ -47,15 +47,16 @@ describe('listen-stream machine', () => {
     const flushed = fromPromise<void, StreamEnding>(async ({ input }) => void endings.push(input));
     const actor = createActor(listenStreamMachine.provide({ actors: { finish: flushed } }), { input: { finishTimeoutMs: 1000 } }).start();
     actor.send({ type: 'ack.sent' });
-    actor.send({ type: 'overflow', maxPending: 8 });
+    const overflow = { type: 'slow_consumer', exceeded: 'bytes', maxPending: 8, maxPendingBytes: 1024 } as const;
+    actor.send({ type: 'overflow', overflow });
     expect(actor.getSnapshot().value).toBe('closing');
     await new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
-    expect(endings).toEqual([{ type: 'slow_consumer', maxPending: 8 }]);
-    expect(actor.getSnapshot().output).toEqual({ type: 'slow_consumer', maxPending: 8 });
+    expect(endings).toEqual([overflow]);
+    expect(actor.getSnapshot().output).toEqual(overflow);
   });
 
   it('cuts a last message that never flushes after finishTimeout, reporting finish_timeout (not completed)', () => {
-    for (const end of [{ type: 'server.complete' }, { type: 'overflow', maxPending: 4 }] as const) {
+    for (const end of [{ type: 'server.complete' }, { type: 'overflow', overflow: { type: 'slow_consumer', exceeded: 'events', maxPending: 4, maxPendingBytes: 1024 } }] as const) {
       const clock = new SimulatedClock();
       const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 }, clock }).start();
       actor.send({ type: 'ack.sent' });
