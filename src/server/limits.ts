@@ -16,8 +16,9 @@
  *   Repeats of a pending event coalesce (a second `tools/list_changed` before
  *   the first was written says nothing new), so a stalled client holds at most
  *   one frame per thing its filter names (256 URIs and 3 lists); the byte bound
- *   is the one such a client reaches: a client that lets more pile up is
- *   ended: its listen request is answered with -32000 (`data.reason =
+ *   is the one such a client reaches. Bytes count while the client is not
+ *   draining its output (a burst to a client that reads goes out on the next
+ *   turn); a client that lets more pile up is ended: its listen request is answered with -32000 (`data.reason =
  *   'slow_consumer'`, `data.exceeded = 'events' | 'bytes'`), a legacy session
  *   is closed.
  * - `maxBodyBytes` (default 4 MiB): one stdio line or one HTTP POST body;

@@ -14,8 +14,9 @@
  *
  * Change events reach it through a Lane (one per listen stream or legacy
  * session), which coalesces repeats of an event that is still waiting and
- * ends its owner when more than `maxPending` distinct events, or more than
- * `maxPendingBytes` of them, are waiting. Request-scoped notifications are
+ * ends its owner when more than `maxPending` distinct events are waiting, or
+ * more than `maxPendingBytes` of them while the sink does not drain (a burst
+ * to a client that reads is written on the next turn, however large). Request-scoped notifications are
  * pushed directly; their producers wait on `room()` while the notification
  * queue is at its high-water mark.
  */
@@ -74,6 +75,11 @@ export class Outbox {
   /** Notifications waiting. */
   get size(): number {
     return this.entries.length - this.head;
+  }
+
+  /** Whether the sink takes writes now (not parked, not waiting for 'drain'). */
+  get draining(): boolean {
+    return this.sink !== undefined && !this.blocked;
   }
 
   /** Nothing queued and the sink is not waiting to drain. */
@@ -228,7 +234,7 @@ export class Lane {
     if (this.dead || this.pending.has(key)) return;
     const tooMany = this.pending.size >= this.maxPending;
     const bytes = Buffer.byteLength(json);
-    if (tooMany || this.pendingBytes + bytes > this.maxPendingBytes) {
+    if (tooMany || (this.pendingBytes + bytes > this.maxPendingBytes && !this.outbox.draining)) {
       this.kill();
       this.onOverflow({ type: 'slow_consumer', exceeded: tooMany ? 'events' : 'bytes', maxPending: this.maxPending, maxPendingBytes: this.maxPendingBytes });
       return;

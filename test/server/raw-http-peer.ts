@@ -17,9 +17,16 @@ export interface RawExchange {
   next(match: (message: Message) => boolean): Promise<Message>;
   /** Resolves once the response body ended. */
   readonly ended: Promise<void>;
+  /** Starts reading the body, for an exchange opened with `read: false`. */
+  read(): void;
 }
 
-async function exchange(url: string, headers: Record<string, string>, body: Message): Promise<RawExchange> {
+/** `read: false` leaves the body unread (the client stops reading) until `read()`. */
+export interface ExchangeOptions {
+  read?: boolean;
+}
+
+async function exchange(url: string, headers: Record<string, string>, body: Message, options: ExchangeOptions = {}): Promise<RawExchange> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -36,7 +43,11 @@ async function exchange(url: string, headers: Record<string, string>, body: Mess
     });
   };
   const sse = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
+  let startReading!: () => void;
+  const reading = new Promise<void>((resolve) => (startReading = resolve));
+  if (options.read !== false) startReading();
   const ended = (async () => {
+    await reading;
     if (!response.body) return;
     const decoder = new TextDecoder();
     let partial = '';
@@ -56,6 +67,7 @@ async function exchange(url: string, headers: Record<string, string>, body: Mess
     response,
     messages,
     ended,
+    read: startReading,
     next(match) {
       const seen = messages.find(match);
       if (seen) return Promise.resolve(seen);
@@ -67,11 +79,18 @@ async function exchange(url: string, headers: Record<string, string>, body: Mess
 const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 /** A modern-era POST with the mirrored headers the 2026-07-28 transport asks for. */
-export function modernPost(url: string, id: string | number, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): Promise<RawExchange> {
+export function modernPost(
+  url: string,
+  id: string | number,
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+  options: ExchangeOptions = {},
+): Promise<RawExchange> {
   const headers: Record<string, string> = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method };
   const named = NAMED[method];
   if (named) headers['mcp-name'] = String(params[named]);
-  return exchange(url, headers, { jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta(meta) } });
+  return exchange(url, headers, { jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta(meta) } }, options);
 }
 
 /** A legacy session on one endpoint: `initialize` (optionally never confirmed), then POSTs carrying its id. */
