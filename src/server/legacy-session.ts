@@ -23,6 +23,8 @@ export interface LegacySessionOptions {
   maxPendingBytes: number;
   /** An unheld session without activity for this long ends (`idle_timeout`). */
   idleMs: number;
+  /** A session not initialized this long after its start ends (`initialize_timeout`); undefined: no limit (stdio). */
+  initializeMs?: number;
   onEnd(session: LegacySession, reason: SessionEndReason): void;
 }
 
@@ -38,7 +40,9 @@ export class LegacySession implements Audience {
 
   constructor(private readonly options: LegacySessionOptions) {
     this.id = options.id;
-    this.actor = createActor(serverSessionMachine, { input: { supportedVersions: LEGACY_VERSIONS, idleMs: options.idleMs } });
+    this.actor = createActor(serverSessionMachine, {
+      input: { supportedVersions: LEGACY_VERSIONS, idleMs: options.idleMs, initializeMs: options.initializeMs },
+    });
     let registered = false;
     this.actor.subscribe((snapshot) => {
       if (snapshot.value === 'initialized' && !registered) {

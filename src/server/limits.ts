@@ -30,6 +30,11 @@
  *   client for this long ends (clients may leave without DELETE, as the
  *   official client's close() does); its id then gets 404, so the client
  *   starts a new session. A stdio session lives as long as its connection.
+ * - `initializeTimeoutMs` (default 30,000): a legacy HTTP session whose client
+ *   has not sent `notifications/initialized` this long after its `initialize`
+ *   ends (`initialize_timeout`), whatever it sends meanwhile; its id then gets
+ *   404. Clients that never finish initializing hold a `maxSessions` slot for
+ *   at most this long.
  * - `outboxHighWater` (default 256): queued notifications per connection (or
  *   per HTTP response) at which request-scoped progress/log writes wait until
  *   the client drains. Responses and errors are written ahead of queued
@@ -49,6 +54,7 @@ export interface ServerLimits {
   maxBodyBytes: number;
   maxSessions: number;
   sessionIdleMs: number;
+  initializeTimeoutMs: number;
   outboxHighWater: number;
   finishTimeoutMs: number;
 }
@@ -62,6 +68,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxBodyBytes: 4 * 1024 * 1024,
   maxSessions: 1_000,
   sessionIdleMs: 600_000,
+  initializeTimeoutMs: 30_000,
   outboxHighWater: 256,
   finishTimeoutMs: 5_000,
 };

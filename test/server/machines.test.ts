@@ -108,6 +108,38 @@ describe('server-session machine', () => {
     expect(actor.getSnapshot().output).toEqual({ type: 'client_deleted' });
   });
 
+  describe('initialization timeout', () => {
+    const start = (initializeMs?: number) => {
+      const clock = new SimulatedClock();
+      const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 600_000, initializeMs }, clock }).start();
+      return { clock, actor };
+    };
+    const initialize = { type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} } as const;
+
+    it('ends a session not initialized within initializeMs of its start, whatever it does meanwhile', () => {
+      for (const events of [[], [initialize], [initialize, { type: 'hold' }, { type: 'activity' }]] as const) {
+        const { clock, actor } = start(30_000);
+        clock.increment(10_000);
+        for (const event of events) actor.send(event);
+        clock.increment(19_999);
+        expect(actor.getSnapshot().status).toBe('active');
+        clock.increment(1);
+        expect(actor.getSnapshot().output).toEqual({ type: 'initialize_timeout', initializeMs: 30_000 });
+      }
+    });
+
+    it('leaves an initialized session alone, and has no limit without initializeMs', () => {
+      const initialized = start(30_000);
+      initialized.actor.send(initialize);
+      initialized.actor.send({ type: 'initialized' });
+      initialized.clock.increment(300_000);
+      expect(initialized.actor.getSnapshot().value).toBe('initialized');
+      const unlimited = start();
+      unlimited.clock.increment(300_000);
+      expect(unlimited.actor.getSnapshot().value).toBe('uninitialized');
+    });
+  });
+
   describe('idle timeout', () => {
     const start = () => {
       const clock = new SimulatedClock();
