@@ -7,28 +7,20 @@
  * burst of the same size whole. Scripted peers (the official client cannot
  * stop reading on cue).
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/server/limits.ts';
-import type { McpServer } from '../../src/server/index.ts';
-import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { modernPost } from './raw-http-peer.ts';
-import { RawStdioPeer, type Message } from './raw-stdio-peer.ts';
+import { perTestPeers } from './per-test-peers.ts';
+import type { Message, RawStdioPeer } from './raw-stdio-peer.ts';
 
 /** 256 URIs (the most one filter may name) of ~300 bytes: all updated at once is ~110 KB of frames. */
 const URIS = Array.from({ length: DEFAULT_LIMITS.maxUrisPerFilter }, (_, i) => `test://stalled/${i}/${'x'.repeat(280)}`);
 const isUpdate = (message: Message) => message.method === 'notifications/resources/updated';
 
-let peer: RawStdioPeer | undefined;
-let server: McpServer | undefined;
-afterEach(async () => {
-  peer?.kill();
-  peer = undefined;
-  await server?.close();
-  server = undefined;
-});
+const make = perTestPeers();
 
 async function listening(): Promise<RawStdioPeer> {
-  const p = (peer = new RawStdioPeer());
+  const p = make.peer();
   p.request('L', 'subscriptions/listen', { notifications: { resourceSubscriptions: URIS } });
   await p.next((message) => message.method === 'notifications/subscriptions/acknowledged');
   return p;
@@ -51,7 +43,7 @@ it('takes a burst of more than maxPendingBytesPerStream whole when the client re
 // server), so the stalled client is shown over HTTP, where the server writes on and the stream's lane fills.
 it('ends an HTTP stream whose client stopped reading with slow_consumer once 64 KiB of distinct events wait, under default bounds', async () => {
   // Default bounds; only the completion's patience is long, so the error is still there when the client looks.
-  server = buildFixtureServer({ limits: { finishTimeoutMs: 600_000 } });
+  const server = make.server({ limits: { finishTimeoutMs: 600_000 } });
   const { url } = await server.listenHttp({ port: 0 });
   const listen = await modernPost(url, 'L', 'subscriptions/listen', { notifications: { resourceSubscriptions: URIS } }, {}, { read: false });
   // Each emit updates all 256 URIs (~110 KB of frames). The client reads none of them, so socket buffers fill,

@@ -108,12 +108,14 @@ describe('server-session machine', () => {
     expect(actor.getSnapshot().output).toEqual({ type: 'client_deleted' });
   });
 
+  /** A session on a simulated clock: idle after 60 s, and with `initializeMs` an initialization limit. */
+  const start = (initializeMs?: number) => {
+    const clock = new SimulatedClock();
+    const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 60_000, initializeMs }, clock }).start();
+    return { clock, actor };
+  };
+
   describe('initialization timeout', () => {
-    const start = (initializeMs?: number) => {
-      const clock = new SimulatedClock();
-      const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 600_000, initializeMs }, clock }).start();
-      return { clock, actor };
-    };
     const initialize = { type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} } as const;
 
     it('ends a session not initialized within initializeMs of its start, whatever it does meanwhile', () => {
@@ -132,21 +134,15 @@ describe('server-session machine', () => {
       const initialized = start(30_000);
       initialized.actor.send(initialize);
       initialized.actor.send({ type: 'initialized' });
-      initialized.clock.increment(300_000);
+      initialized.clock.increment(59_999);
       expect(initialized.actor.getSnapshot().value).toBe('initialized');
       const unlimited = start();
-      unlimited.clock.increment(300_000);
+      unlimited.clock.increment(59_999);
       expect(unlimited.actor.getSnapshot().value).toBe('uninitialized');
     });
   });
 
   describe('idle timeout', () => {
-    const start = () => {
-      const clock = new SimulatedClock();
-      const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 60_000 }, clock }).start();
-      return { clock, actor };
-    };
-
     it('ends a session without activity after sessionIdle, in any live state', () => {
       for (const events of [[], [{ type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} }], [{ type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} }, { type: 'initialized' }]] as const) {
         const { clock, actor } = start();
