@@ -16,6 +16,19 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 
+/**
+ * A client that did not keep up: more than `maxPending` distinct events, or
+ * more than `maxPendingBytes` of them, were waiting to be written to it;
+ * `exceeded` says which.
+ */
+export interface SlowConsumer {
+  type: 'slow_consumer';
+  exceeded: 'events' | 'bytes';
+  maxPending: number;
+  maxPendingBytes: number;
+}
+
+/** How a listen stream ended. */
 export type StreamEndReason =
   /** The client cancelled: notifications/cancelled (stdio) or a closed response stream (HTTP). */
   | { type: 'client_cancelled' }
@@ -23,20 +36,20 @@ export type StreamEndReason =
   | { type: 'transport_closed' }
   /** The server ended it on purpose (close(), shutdown) and the graceful completion result was flushed. */
   | { type: 'completed' }
-  /** The client did not keep up: more than `maxPending` distinct events were waiting; the error was flushed. */
-  | { type: 'slow_consumer'; maxPending: number }
+  /** The client did not keep up (see SlowConsumer); the error was flushed. */
+  | SlowConsumer
   /** The stream's last message (completion or slow-consumer error) was not flushed within finishTimeout. */
   | { type: 'finish_timeout' };
 
 /** How the server chose to end a stream; what `finish` writes as its last message. */
-export type StreamEnding = { type: 'completed' } | { type: 'slow_consumer'; maxPending: number };
+export type StreamEnding = { type: 'completed' } | SlowConsumer;
 
 export type ListenStreamEvent =
   | { type: 'ack.sent' }
   | { type: 'client.cancelled' }
   | { type: 'transport.closed' }
   | { type: 'server.complete' }
-  | { type: 'overflow'; maxPending: number };
+  | { type: 'overflow'; overflow: SlowConsumer };
 
 export interface ListenStreamInput {
   finishTimeoutMs: number;
@@ -70,10 +83,7 @@ export const listenStreamMachine = setup({
     endFinishTimeout: assign({ reason: { type: 'finish_timeout' } }),
     chooseCompletion: assign({ ending: { type: 'completed' } }),
     chooseOverflow: assign({
-      ending: ({ event }) => ({
-        type: 'slow_consumer' as const,
-        maxPending: event.type === 'overflow' ? event.maxPending : 0,
-      }),
+      ending: ({ context, event }) => (event.type === 'overflow' ? event.overflow : context.ending),
     }),
   },
 }).createMachine({

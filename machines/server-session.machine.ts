@@ -15,16 +15,25 @@
  * `idle_timeout`, but never while something holds it open (`hold` … `release`:
  * an open request or GET stream; a stdio connection holds its session for
  * its whole life). The last `release` starts the idle time afresh.
+ *
+ * A session that has not completed initialization (`initialized`) within
+ * `initializeMs` of its start ends with `initialize_timeout`, holds and
+ * activity notwithstanding, so clients that never finish initializing cannot
+ * hoard session slots. Without `initializeMs` (stdio: the process is the
+ * session) there is no such limit.
  */
 import { assign, setup } from 'xstate';
+import type { SlowConsumer } from './listen-stream.machine.ts';
 
 export type SessionEndReason =
   | { type: 'client_deleted' }
   | { type: 'transport_closed' }
   | { type: 'server_shutdown' }
-  | { type: 'slow_consumer'; maxPending: number }
+  | SlowConsumer
   /** Nothing held the session open and no activity came for `idleMs`. */
-  | { type: 'idle_timeout'; idleMs: number };
+  | { type: 'idle_timeout'; idleMs: number }
+  /** The client did not complete initialization (`notifications/initialized`) within `initializeMs` of the start. */
+  | { type: 'initialize_timeout'; initializeMs: number };
 
 export type ServerSessionEvent =
   | { type: 'initialize'; requestedVersion: unknown; clientCapabilities: Record<string, unknown> }
@@ -41,11 +50,16 @@ export interface ServerSessionInput {
   supportedVersions: readonly string[];
   /** How long an unheld session may go without activity before it ends. */
   idleMs: number;
+  /** How long after its start a session may go without completing initialization; undefined: no limit. */
+  initializeMs?: number;
 }
 
 interface Context {
   supportedVersions: readonly string[];
   idleMs: number;
+  initializeMs: number | undefined;
+  /** The client confirmed with `initialized`: the initialization limit no longer applies. */
+  confirmed: boolean;
   holds: number;
   protocolVersion: string | undefined;
   clientCapabilities: Record<string, unknown>;
@@ -71,20 +85,28 @@ export const serverSessionMachine = setup({
     }),
     recordEnd: assign({ reason: ({ event }) => (event.type === 'end' ? event.reason : undefined) }),
     recordIdle: assign({ reason: ({ context }) => ({ type: 'idle_timeout' as const, idleMs: context.idleMs }) }),
+    recordInitializeTimeout: assign({
+      reason: ({ context }) => ({ type: 'initialize_timeout' as const, initializeMs: context.initializeMs ?? 0 }),
+    }),
+    confirm: assign({ confirmed: true }),
     addHold: assign({ holds: ({ context }) => context.holds + 1 }),
     dropHold: assign({ holds: ({ context }) => Math.max(0, context.holds - 1) }),
   },
   guards: {
     unheld: ({ context }) => context.holds === 0,
+    initializationLimited: ({ context }) => context.initializeMs !== undefined && !context.confirmed,
   },
   delays: {
     sessionIdle: ({ context }) => context.idleMs,
+    initializeTimeout: ({ context }) => context.initializeMs ?? 0,
   },
 }).createMachine({
   id: 'serverSession',
   context: ({ input }) => ({
     supportedVersions: input.supportedVersions,
     idleMs: input.idleMs,
+    initializeMs: input.initializeMs,
+    confirmed: false,
     holds: 0,
     protocolVersion: undefined,
     clientCapabilities: {},
@@ -92,10 +114,14 @@ export const serverSessionMachine = setup({
   }),
   initial: 'uninitialized',
   on: { end: { target: '.closed', actions: 'recordEnd' } },
+  // On the root, which activity never re-enters: it counts once, from the start.
+  after: {
+    initializeTimeout: { guard: 'initializationLimited', target: '.closed', actions: 'recordInitializeTimeout' },
+  },
   states: {
     uninitialized: idlesOut('uninitialized', { initialize: { target: 'initializing', actions: 'negotiate' } }),
     // The initialize response went out; the client confirms with notifications/initialized.
-    initializing: idlesOut('initializing', { initialized: 'initialized' }),
+    initializing: idlesOut('initializing', { initialized: { target: 'initialized', actions: 'confirm' } }),
     initialized: idlesOut('initialized', {}),
     closed: { type: 'final' },
   },

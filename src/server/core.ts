@@ -118,6 +118,7 @@ export class ServerCore {
       honored,
       outbox,
       maxPending: this.limits.maxPendingPerStream,
+      maxPendingBytes: this.limits.maxPendingBytesPerStream,
       finishTimeoutMs: this.limits.finishTimeoutMs,
       onEnd: (ended, reason) => {
         this.streams.delete(ended);
@@ -141,13 +142,20 @@ export class ServerCore {
     }
   }
 
-  newSession(id: string, onEnd: (reason: SessionEndReason) => void): LegacySession {
+  /**
+   * A new legacy session. `initializeMs` ends it if it is not initialized that
+   * long after its start (HTTP passes `limits.initializeTimeoutMs`; a stdio
+   * session lives as long as its connection).
+   */
+  newSession(id: string, onEnd: (reason: SessionEndReason) => void, timing: { initializeMs?: number } = {}): LegacySession {
     const session = new LegacySession({
       id,
       capabilities: this.capabilities,
       index: this.index,
       maxPending: this.limits.maxPendingPerStream,
+      maxPendingBytes: this.limits.maxPendingBytesPerStream,
       idleMs: this.limits.sessionIdleMs,
+      initializeMs: timing.initializeMs,
       onEnd: (ended, reason) => {
         this.sessions.delete(ended);
         onEnd(reason);

@@ -44,7 +44,7 @@ export class LegacyHttpSessions {
       return sendJson(res, error.httpStatus, errorFrame(request.id, error));
     }
     const id = randomUUID();
-    const session = this.core.newSession(id, () => this.forget(id));
+    const session = this.core.newSession(id, () => this.forget(id), { initializeMs: this.core.limits.initializeTimeoutMs });
     const outbox = new Outbox(undefined, sseFrame, this.core.limits.outboxHighWater);
     session.attach(outbox);
     const record: SessionRecord = { session, inflight: new Map(), outbox, getStream: undefined };

@@ -20,8 +20,11 @@ export interface LegacySessionOptions {
   capabilities: ServerCapabilities;
   index: AudienceIndex;
   maxPending: number;
+  maxPendingBytes: number;
   /** An unheld session without activity for this long ends (`idle_timeout`). */
   idleMs: number;
+  /** A session not initialized this long after its start ends (`initialize_timeout`); undefined: no limit (stdio). */
+  initializeMs?: number;
   onEnd(session: LegacySession, reason: SessionEndReason): void;
 }
 
@@ -37,7 +40,9 @@ export class LegacySession implements Audience {
 
   constructor(private readonly options: LegacySessionOptions) {
     this.id = options.id;
-    this.actor = createActor(serverSessionMachine, { input: { supportedVersions: LEGACY_VERSIONS, idleMs: options.idleMs } });
+    this.actor = createActor(serverSessionMachine, {
+      input: { supportedVersions: LEGACY_VERSIONS, idleMs: options.idleMs, initializeMs: options.initializeMs },
+    });
     let registered = false;
     this.actor.subscribe((snapshot) => {
       if (snapshot.value === 'initialized' && !registered) {
@@ -98,9 +103,7 @@ export class LegacySession implements Audience {
   /** Where unsolicited messages go from now on (stdio: the connection; HTTP: the GET stream). */
   attach(outbox: Outbox): void {
     this.lane?.kill();
-    this.lane = new Lane(outbox, this.options.maxPending, (maxPending) =>
-      this.end({ type: 'slow_consumer', maxPending }),
-    );
+    this.lane = new Lane(outbox, this.options.maxPending, this.options.maxPendingBytes, (overflow) => this.end(overflow));
   }
 
   subscribe(uri: string): void {

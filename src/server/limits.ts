@@ -10,12 +10,17 @@
  *   own response, so only `maxListenStreams` applies there.
  * - `maxUrisPerFilter` (default 256): `resourceSubscriptions` entries in one
  *   listen filter; more is -32602 Invalid params.
- * - `maxPendingPerStream` (default 1,024): distinct change events waiting to
- *   be written for one listen stream or legacy session. Repeats of a pending
- *   event coalesce (a second `tools/list_changed` before the first was written
- *   says nothing new); a client that lets more than this many distinct events
- *   pile up is ended: its listen request is answered with -32000
- *   (`data.reason = 'slow_consumer'`), a legacy session is closed.
+ * - `maxPendingPerStream` (default 1,024) and `maxPendingBytesPerStream`
+ *   (default 65,536, 64 KiB): distinct change events, and the UTF-8 bytes of
+ *   them, waiting to be written for one listen stream or legacy session.
+ *   Repeats of a pending event coalesce (a second `tools/list_changed` before
+ *   the first was written says nothing new), so a stalled client holds at most
+ *   one frame per thing its filter names (256 URIs and 3 lists); the byte bound
+ *   is the one such a client reaches. Bytes count while the client is not
+ *   draining its output (a burst to a client that reads goes out on the next
+ *   turn); a client that lets more pile up is ended: its listen request is answered with -32000 (`data.reason =
+ *   'slow_consumer'`, `data.exceeded = 'events' | 'bytes'`), a legacy session
+ *   is closed.
  * - `maxBodyBytes` (default 4 MiB): one stdio line or one HTTP POST body;
  *   larger is -32700 on stdio and HTTP 413 on HTTP.
  * - `maxSessions` (default 1,000): legacy HTTP sessions; past it
@@ -25,10 +30,18 @@
  *   client for this long ends (clients may leave without DELETE, as the
  *   official client's close() does); its id then gets 404, so the client
  *   starts a new session. A stdio session lives as long as its connection.
- * - `outboxHighWater` (default 256): queued outbound frames per connection
- *   above which stdio holds its input back (reading at most `maxBodyBytes`
- *   more, unparsed) and request-scoped progress/log writes wait, until the
- *   client drains.
+ * - `initializeTimeoutMs` (default 30,000): a legacy HTTP session whose client
+ *   has not sent `notifications/initialized` this long after its `initialize`
+ *   ends (`initialize_timeout`), whatever it sends meanwhile; its id then gets
+ *   404. Clients that never finish initializing hold a `maxSessions` slot for
+ *   at most this long.
+ * - `outboxHighWater` (default 256): queued notifications per connection (or
+ *   per HTTP response) at which request-scoped progress/log writes wait until
+ *   the client drains. Responses and errors are written ahead of queued
+ *   notifications, so a request sent during a burst is answered behind at most
+ *   this many of them. stdio keeps reading input while notifications wait; it
+ *   holds its input back (reading at most `maxBodyBytes` more, unparsed) only
+ *   while this many answers, or twice this many notifications, wait unread.
  * - `finishTimeoutMs` (default 5,000): how long a graceful listen completion
  *   may take to flush before the stream is cut.
  */
@@ -37,9 +50,11 @@ export interface ServerLimits {
   maxStreamsPerConnection: number;
   maxUrisPerFilter: number;
   maxPendingPerStream: number;
+  maxPendingBytesPerStream: number;
   maxBodyBytes: number;
   maxSessions: number;
   sessionIdleMs: number;
+  initializeTimeoutMs: number;
   outboxHighWater: number;
   finishTimeoutMs: number;
 }
@@ -49,9 +64,11 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxStreamsPerConnection: 64,
   maxUrisPerFilter: 256,
   maxPendingPerStream: 1_024,
+  maxPendingBytesPerStream: 64 * 1024,
   maxBodyBytes: 4 * 1024 * 1024,
   maxSessions: 1_000,
   sessionIdleMs: 600_000,
+  initializeTimeoutMs: 30_000,
   outboxHighWater: 256,
   finishTimeoutMs: 5_000,
 };

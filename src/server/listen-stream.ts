@@ -6,7 +6,7 @@
  * HTTP response).
  */
 import { createActor, fromPromise, type Actor } from 'xstate';
-import { listenStreamMachine, type StreamEndReason, type StreamEnding, type ListenStreamEvent } from '../../machines/listen-stream.machine.ts';
+import { listenStreamMachine, type SlowConsumer, type StreamEndReason, type StreamEnding, type ListenStreamEvent } from '../../machines/listen-stream.machine.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { RequestId } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
@@ -21,6 +21,7 @@ export interface ListenStreamOptions {
   honored: NotificationFilter;
   outbox: Outbox;
   maxPending: number;
+  maxPendingBytes: number;
   finishTimeoutMs: number;
   /** Called once when the stream has closed; its last message is already queued. */
   onEnd(stream: ListenStream, reason: StreamEndReason): void;
@@ -39,9 +40,9 @@ export class ListenStream implements Audience {
     this.id = options.id;
     this.honored = options.honored;
     this.metaJson = `{${JSON.stringify(MetaKey.subscriptionId)}:${JSON.stringify(options.id)}}`;
-    this.lane = new Lane(options.outbox, options.maxPending, (maxPending) => this.send({ type: 'overflow', maxPending }));
+    this.lane = new Lane(options.outbox, options.maxPending, options.maxPendingBytes, (overflow) => this.send({ type: 'overflow', overflow }));
     const finish = fromPromise<void, StreamEnding>(async ({ input }) => {
-      options.outbox.push(input.type === 'completed' ? this.completionFrame() : this.slowConsumerFrame(input.maxPending));
+      options.outbox.push(input.type === 'completed' ? this.completionFrame() : this.slowConsumerFrame(input));
       await options.outbox.flushed();
     });
     this.actor = createActor(listenStreamMachine.provide({ actors: { finish } }), {
@@ -103,11 +104,11 @@ export class ListenStream implements Audience {
     return `{"jsonrpc":"2.0","id":${JSON.stringify(this.id)},"result":{"resultType":"complete","_meta":${this.metaJson}}}`;
   }
 
-  private slowConsumerFrame(maxPending: number): string {
+  private slowConsumerFrame({ exceeded, maxPending, maxPendingBytes }: SlowConsumer): string {
     const error = {
       code: -32000,
       message: 'listen stream ended: the client did not keep up with its events',
-      data: { reason: 'slow_consumer', maxPending, [MetaKey.subscriptionId]: this.id },
+      data: { reason: 'slow_consumer', exceeded, maxPending, maxPendingBytes, [MetaKey.subscriptionId]: this.id },
     };
     return JSON.stringify({ jsonrpc: '2.0', id: this.id, error });
   }

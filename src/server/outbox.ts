@@ -1,15 +1,28 @@
 /**
  * The bounded, drain-aware write queue in front of one byte sink (a stdio
- * stdout, an HTTP response). Frames are written in order, batched per tick,
- * and never faster than the sink drains: when `write()` returns false the
- * outbox waits for 'drain' instead of piling more onto the sink.
+ * stdout, an HTTP response). Frames are written in batches, once per turn of
+ * the event loop (so input keeps being read between batches), and never
+ * faster than the sink drains: when `write()` returns false the outbox waits
+ * for 'drain' instead of piling more onto the sink.
+ *
+ * Two queues feed the sink. Answers (responses and errors, `answer()`) are
+ * written ahead of queued notifications (`push()`), so a request that arrives
+ * during a burst is not answered behind it; notifications are never
+ * reordered among themselves, and an answer never overtakes a notification
+ * it names as its predecessor (a request's own progress precedes its
+ * response).
  *
  * Change events reach it through a Lane (one per listen stream or legacy
  * session), which coalesces repeats of an event that is still waiting and
- * ends its owner when more than `maxPending` distinct events are waiting.
- * Responses and request-scoped notifications are pushed directly; producers
- * of those wait on `room()` while the queue is above its high-water mark.
+ * ends its owner when more than `maxPending` distinct events are waiting, or
+ * more than `maxPendingBytes` of them while the sink does not drain (a burst
+ * to a client that reads is written on the next turn, however large). Request-scoped notifications are
+ * pushed directly; their producers wait on `room()` while the notification
+ * queue is at its high-water mark.
  */
+import type { SlowConsumer } from '../../machines/listen-stream.machine.ts';
+
+/** Where an outbox writes: the part of a Node Writable it uses. */
 export interface FrameSink {
   write(chunk: string): boolean;
   once(event: 'drain', listener: () => void): unknown;
@@ -21,13 +34,24 @@ interface Entry {
   key: string | undefined;
 }
 
-/** Most bytes joined into one sink write. */
-const BATCH_BYTES = 64 * 1024;
+interface AnswerEntry {
+  json: string;
+  /** Sequence number of the notification this answer must follow (0: none). */
+  after: number;
+}
+
+/** Most characters joined into one sink write. */
+const BATCH_CHARS = 16 * 1024;
 
 export class Outbox {
   private entries: (Entry | undefined)[] = [];
   private head = 0;
-  private scheduled = false;
+  private answers: AnswerEntry[] = [];
+  /** Notifications pushed so far; the last one's sequence number. */
+  private pushed = 0;
+  /** Notifications taken off the queue so far (written or dropped). */
+  private taken = 0;
+  private scheduled: ReturnType<typeof setImmediate> | undefined;
   private blocked = false;
   private closed = false;
   private high = false;
@@ -39,33 +63,47 @@ export class Outbox {
     private sink: FrameSink | undefined,
     private readonly frame: (json: string) => string,
     readonly highWater: number,
-    /** Told when the queue crosses the high-water mark, either way (stdio pauses its input). */
+    /**
+     * Told when the outbox becomes backed up and when it recovers (stdio holds
+     * its input back meanwhile): backed up is `highWater` answers waiting, or
+     * twice `highWater` notifications (producers wait for room at `highWater`,
+     * so only many producers at once get there).
+     */
     private readonly onPressure?: (high: boolean) => void,
   ) {}
 
+  /** Notifications waiting. */
   get size(): number {
     return this.entries.length - this.head;
   }
 
+  /** Whether the sink takes writes now (not parked, not waiting for 'drain'). */
+  get draining(): boolean {
+    return this.sink !== undefined && !this.blocked;
+  }
+
   /** Nothing queued and the sink is not waiting to drain. */
   get idle(): boolean {
-    return this.size === 0 && !this.blocked && this.sink !== undefined;
+    return this.size === 0 && this.answers.length === 0 && !this.blocked && this.sink !== undefined;
   }
 
-  push(json: string, lane?: Lane, key?: string): void {
-    if (this.closed) return;
+  /** Queues a notification; returns its sequence number (for `answer`'s `after`). */
+  push(json: string, lane?: Lane, key?: string): number {
+    if (this.closed) return this.pushed;
     this.entries.push({ json, lane, key });
-    if (!this.high && this.size >= this.highWater) {
-      this.high = true;
-      this.onPressure?.(true);
-    }
-    if (!this.scheduled && !this.blocked) {
-      this.scheduled = true;
-      queueMicrotask(() => this.pump());
-    }
+    this.pushed++;
+    this.changed();
+    return this.pushed;
   }
 
-  /** Resolves once the queue is below its high-water mark (at once when it already is). */
+  /** Queues a response or error ahead of waiting notifications, but after notification number `after`. */
+  answer(json: string, after = 0): void {
+    if (this.closed) return;
+    this.answers.push({ json, after });
+    this.changed();
+  }
+
+  /** Resolves once the notification queue is below its high-water mark (at once when it already is). */
   room(): Promise<void> {
     if (this.closed || this.size < this.highWater) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
@@ -73,7 +111,7 @@ export class Outbox {
 
   /** Resolves once everything queued so far has been handed to the sink and the sink drained. */
   flushed(): Promise<void> {
-    if (this.closed || (this.size === 0 && !this.blocked && this.sink)) return Promise.resolve();
+    if (this.closed || this.idle) return Promise.resolve();
     return new Promise((resolve) => this.flushWaiters.push(resolve));
   }
 
@@ -81,10 +119,7 @@ export class Outbox {
   retarget(sink: FrameSink | undefined): void {
     this.sink = sink;
     this.blocked = false;
-    if (sink && this.size > 0 && !this.scheduled) {
-      this.scheduled = true;
-      queueMicrotask(() => this.pump());
-    }
+    if (sink) this.schedule();
   }
 
   /** Drops whatever is still queued; later pushes are ignored. */
@@ -93,37 +128,68 @@ export class Outbox {
     this.closed = true;
     this.entries = [];
     this.head = 0;
+    this.answers = [];
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
     this.settle();
   }
 
+  private changed(): void {
+    if (!this.high && (this.answers.length >= this.highWater || this.size >= 2 * this.highWater)) {
+      this.high = true;
+      this.onPressure?.(true);
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.blocked || !this.sink || (this.size === 0 && this.answers.length === 0)) return;
+    // A macrotask, not a microtask: between two batches the event loop reads input, so a request
+    // that arrives during a burst is parsed and answered before the burst's next batch.
+    this.scheduled = setImmediate(() => {
+      this.scheduled = undefined;
+      this.pump();
+    });
+  }
+
   private pump(): void {
-    this.scheduled = false;
     const sink = this.sink;
-    while (sink && !this.blocked && !this.closed && this.head < this.entries.length) {
-      let chunk = '';
-      while (this.head < this.entries.length && chunk.length < BATCH_BYTES) {
-        const entry = this.entries[this.head]!;
-        this.entries[this.head++] = undefined;
-        if (entry.lane) {
-          if (entry.lane.dead) continue;
-          entry.lane.written(entry.key!);
-        }
-        chunk += this.frame(entry.json);
-      }
-      if (chunk !== '' && !sink.write(chunk)) {
-        this.blocked = true;
-        sink.once('drain', () => {
-          if (this.sink !== sink) return; // retargeted meanwhile
-          this.blocked = false;
-          this.pump();
-        });
-      }
+    if (!sink || this.blocked || this.closed) return;
+    let chunk = '';
+    while (chunk.length < BATCH_CHARS) {
+      const json = this.answers.length > 0 && this.answers[0]!.after <= this.taken ? this.answers.shift()!.json : this.takeNotification();
+      if (json === undefined) break;
+      chunk += this.frame(json);
     }
     if (this.head === this.entries.length) {
       this.entries = [];
       this.head = 0;
     }
+    if (chunk !== '' && !sink.write(chunk)) {
+      this.blocked = true;
+      sink.once('drain', () => {
+        if (this.sink !== sink) return; // retargeted meanwhile
+        this.blocked = false;
+        this.schedule();
+        this.settle();
+      });
+    }
+    this.schedule();
     this.settle();
+  }
+
+  /** The next notification to write, skipping those of ended lanes; undefined when none waits. */
+  private takeNotification(): string | undefined {
+    while (this.head < this.entries.length) {
+      const entry = this.entries[this.head]!;
+      this.entries[this.head++] = undefined;
+      this.taken++;
+      if (!entry.lane) return entry.json;
+      if (entry.lane.dead) continue;
+      entry.lane.written(entry.key!);
+      return entry.json;
+    }
+    return undefined;
   }
 
   private settle(): void {
@@ -134,11 +200,11 @@ export class Outbox {
         for (const resolve of waiters) resolve();
       }
     }
-    if (this.high && !this.closed && this.size <= this.highWater / 2) {
+    if (this.high && !this.closed && this.answers.length <= this.highWater / 2 && this.size <= this.highWater) {
       this.high = false;
       this.onPressure?.(false);
     }
-    if (this.closed || (this.size === 0 && !this.blocked && this.sink)) {
+    if (this.closed || this.idle) {
       const waiters = this.flushWaiters;
       this.flushWaiters = [];
       for (const resolve of waiters) resolve();
@@ -148,31 +214,38 @@ export class Outbox {
 
 /**
  * One owner's share of an outbox: coalesces repeats of a waiting event and
- * bounds how many distinct events may wait.
+ * bounds how many distinct events, and how many bytes of them (UTF-8), may wait.
  */
 export class Lane {
-  private readonly pending = new Set<string>();
+  /** Each waiting event's key and length. */
+  private readonly pending = new Map<string, number>();
+  private pendingBytes = 0;
   dead = false;
 
   constructor(
     private readonly outbox: Outbox,
     private readonly maxPending: number,
-    private readonly onOverflow: (maxPending: number) => void,
+    private readonly maxPendingBytes: number,
+    private readonly onOverflow: (overflow: SlowConsumer) => void,
   ) {}
 
   /** Queues `json` unless an event with the same key is still waiting. */
   offer(key: string, json: string): void {
     if (this.dead || this.pending.has(key)) return;
-    if (this.pending.size >= this.maxPending) {
+    const tooMany = this.pending.size >= this.maxPending;
+    const bytes = Buffer.byteLength(json);
+    if (tooMany || (this.pendingBytes + bytes > this.maxPendingBytes && !this.outbox.draining)) {
       this.kill();
-      this.onOverflow(this.maxPending);
+      this.onOverflow({ type: 'slow_consumer', exceeded: tooMany ? 'events' : 'bytes', maxPending: this.maxPending, maxPendingBytes: this.maxPendingBytes });
       return;
     }
-    this.pending.add(key);
+    this.pending.set(key, bytes);
+    this.pendingBytes += bytes;
     this.outbox.push(json, this, key);
   }
 
   written(key: string): void {
+    this.pendingBytes -= this.pending.get(key) ?? 0;
     this.pending.delete(key);
   }
 
@@ -180,5 +253,6 @@ export class Lane {
   kill(): void {
     this.dead = true;
     this.pending.clear();
+    this.pendingBytes = 0;
   }
 }

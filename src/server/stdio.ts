@@ -6,9 +6,11 @@
  * modern `_meta` envelope → modern, served statelessly). A request that
  * selects neither is the legacy session's once there is one, else the modern
  * era's once the connection used it (which asks for the envelope), else
- * refused as sent before initialize. Output goes through one drain-aware outbox; while it is
- * above its high-water mark the connection holds its input back (input-gate.ts),
- * so a client that does not read cannot make the server buffer without bound.
+ * refused as sent before initialize. Output goes through one drain-aware outbox
+ * that writes answers ahead of queued notifications; input keeps being read
+ * while notifications wait, and is held back (input-gate.ts) only while the
+ * outbox is backed up with answers, so a client that does not read cannot make
+ * the server buffer without bound.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Era } from '../../machines/era.ts';
@@ -90,7 +92,7 @@ export class StdioConnection implements StdioConnectionHandle {
     if (this.ended) return; // the rest of a chunk read before the connection closed
     if (event.type === 'oversized') {
       const limit = this.core.limits.maxBodyBytes;
-      this.outbox.push(errorFrame(null, new ParseFailure(`Parse error: frame of ${event.length} characters exceeds the ${limit} limit`)));
+      this.outbox.answer(errorFrame(null, new ParseFailure(`Parse error: frame of ${event.length} characters exceeds the ${limit} limit`)));
       return;
     }
     if (event.text.trim() === '') return;
@@ -100,7 +102,7 @@ export class StdioConnection implements StdioConnectionHandle {
         const error = frame.error.problem === 'unparseable'
           ? new ParseFailure(`Parse error: ${frame.error.message}`)
           : new InvalidRequestError(`Invalid request: ${frame.error.message}`);
-        this.outbox.push(errorFrame(frame.error.requestId ?? null, error));
+        this.outbox.answer(errorFrame(frame.error.requestId ?? null, error));
         return;
       }
       case 'notification':
@@ -133,28 +135,30 @@ export class StdioConnection implements StdioConnectionHandle {
     // Everything up to the first await runs before the next frame is read.
     const key = requestKey(request.id);
     if (this.inflight.has(key) || this.streams.has(key)) {
-      this.outbox.push(errorFrame(request.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(request.id)} is already in use`)));
+      this.outbox.answer(errorFrame(request.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(request.id)} is already in use`)));
       return;
     }
     const era = this.eraOf(request);
     if (era === undefined) {
       // The legacy spec lets either side ping at any time, before initialize too.
-      if (request.method === 'ping') this.outbox.push(resultFrame(request.id, {}));
-      else this.outbox.push(errorFrame(request.id, new NotInitializedError(request.method)));
+      if (request.method === 'ping') this.outbox.answer(resultFrame(request.id, {}));
+      else this.outbox.answer(errorFrame(request.id, new NotInitializedError(request.method)));
       return;
     }
     if (era === 'modern' && request.method === 'subscriptions/listen') {
       const outcome = routeListen(this.core, request);
       if (outcome.kind === 'listen') this.openStream(request.id, key, outcome.honored);
-      else if (outcome.kind === 'error') this.outbox.push(errorFrame(request.id, outcome.error));
+      else if (outcome.kind === 'error') this.outbox.answer(errorFrame(request.id, outcome.error));
       return;
     }
     const controller = new AbortController();
     this.inflight.set(key, controller);
+    /** This request's last notification: its response may overtake any other, never its own. */
+    let last = 0;
     const channel: ReplyChannel = {
       notify: (json) => {
         if (controller.signal.aborted) return Promise.resolve();
-        this.outbox.push(json);
+        last = this.outbox.push(json);
         return this.outbox.room();
       },
     };
@@ -164,21 +168,21 @@ export class StdioConnection implements StdioConnectionHandle {
     this.inflight.delete(key);
     // A cancelled request gets no further messages, its response included.
     if (controller.signal.aborted || this.ended) return;
-    if (outcome.kind === 'result') this.outbox.push(resultFrame(request.id, outcome.result));
-    else if (outcome.kind === 'error') this.outbox.push(errorFrame(request.id, outcome.error));
+    if (outcome.kind === 'result') this.outbox.answer(resultFrame(request.id, outcome.result), last);
+    else if (outcome.kind === 'error') this.outbox.answer(errorFrame(request.id, outcome.error), last);
   }
 
   private openStream(id: RequestId, key: string, honored: NotificationFilter): void {
     const max = this.core.limits.maxStreamsPerConnection;
     if (this.streams.size >= max) {
-      this.outbox.push(errorFrame(id, new LimitExceededError('maxStreamsPerConnection', max)));
+      this.outbox.answer(errorFrame(id, new LimitExceededError('maxStreamsPerConnection', max)));
       return;
     }
     try {
       const stream = this.core.openStream(id, honored, this.outbox, () => this.streams.delete(key));
       this.streams.set(key, stream);
     } catch (error) {
-      this.outbox.push(errorFrame(id, error as WireError));
+      this.outbox.answer(errorFrame(id, error as WireError));
     }
   }
 

@@ -82,6 +82,7 @@ describe('backpressure over stdio', () => {
       // frames are small (~115 bytes), so even queuing all of them would cost ~15 MB; the counts above catch that.
       expect(peak - baseline).toBeLessThan(MEMORY_BOUND);
     },
+    120_000, // 100,000 frames through a child process take seconds on a shared machine
   );
 
   it('ends a listen stream whose client stops reading with a slow_consumer error', async () => {
@@ -98,7 +99,7 @@ describe('backpressure over stdio', () => {
     expect(ended.error).toEqual({
       code: -32000,
       message: 'listen stream ended: the client did not keep up with its events',
-      data: { reason: 'slow_consumer', maxPending: 4, 'io.modelcontextprotocol/subscriptionId': 'L' },
+      data: { reason: 'slow_consumer', exceeded: 'events', maxPending: 4, maxPendingBytes: DEFAULT_LIMITS.maxPendingBytesPerStream, 'io.modelcontextprotocol/subscriptionId': 'L' },
     });
     const last = await p.response(17);
     expect(last.result).toBeDefined();

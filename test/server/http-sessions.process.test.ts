@@ -6,7 +6,9 @@
 import { afterEach, expect, it, vi } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { DEFAULT_LIMITS } from '../../src/server/limits.ts';
 import { closeAllPeers, connectHttp } from './official-peers.ts';
+import { RawLegacySession } from './raw-http-peer.ts';
 
 let server: McpServer | undefined;
 afterEach(async () => {
@@ -44,4 +46,30 @@ it('ends its legacy sessions when the HTTP endpoint closes', async () => {
   expect(server.openSessionCount).toBe(1);
   await handle.close();
   expect(server.openSessionCount).toBe(0);
+});
+
+it('ends sessions whose clients never send notifications/initialized after initializeTimeoutMs, freeing their maxSessions slots', async () => {
+  server = buildFixtureServer({ limits: { maxSessions: 2 } });
+  const { url } = await server.listenHttp({ port: 0 });
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  // Two clients that initialize and never confirm (scripted: the official client always confirms) take both slots.
+  const hoarders = [await RawLegacySession.open(url, false), await RawLegacySession.open(url, false)];
+  await expect(connectHttp('legacy', url, 'refused')).rejects.toThrow();
+  // Talking does not keep an unconfirmed session: the limit counts from its start.
+  vi.advanceTimersByTime(DEFAULT_LIMITS.initializeTimeoutMs - 1_000);
+  const pinged = await hoarders[0]!.request(1, 'ping');
+  await pinged.ended;
+  expect(pinged.messages[0]?.result).toEqual({});
+  expect(server.openSessionCount).toBe(2);
+  vi.advanceTimersByTime(999);
+  expect(server.openSessionCount).toBe(2);
+  vi.advanceTimersByTime(1);
+  expect(server.openSessionCount).toBe(0);
+  const gone = await hoarders[1]!.request(2, 'ping');
+  expect(gone.response.status).toBe(404);
+  // The freed slots take clients that do finish initializing, and those stay past the limit.
+  await connectHttp('legacy', url, 'first');
+  await connectHttp('legacy', url, 'second');
+  vi.advanceTimersByTime(DEFAULT_LIMITS.initializeTimeoutMs * 2);
+  expect(server.openSessionCount).toBe(2);
 });

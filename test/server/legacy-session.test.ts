@@ -12,6 +12,7 @@ function session(index: AudienceIndex, id: string) {
     capabilities: { tools: { listChanged: true }, resources: { subscribe: true } },
     index,
     maxPending: 16,
+    maxPendingBytes: 64 * 1024,
     idleMs: 60_000,
     onEnd: () => undefined,
   });

@@ -47,15 +47,16 @@ describe('listen-stream machine', () => {
     const flushed = fromPromise<void, StreamEnding>(async ({ input }) => void endings.push(input));
     const actor = createActor(listenStreamMachine.provide({ actors: { finish: flushed } }), { input: { finishTimeoutMs: 1000 } }).start();
     actor.send({ type: 'ack.sent' });
-    actor.send({ type: 'overflow', maxPending: 8 });
+    const overflow = { type: 'slow_consumer', exceeded: 'bytes', maxPending: 8, maxPendingBytes: 1024 } as const;
+    actor.send({ type: 'overflow', overflow });
     expect(actor.getSnapshot().value).toBe('closing');
     await new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
-    expect(endings).toEqual([{ type: 'slow_consumer', maxPending: 8 }]);
-    expect(actor.getSnapshot().output).toEqual({ type: 'slow_consumer', maxPending: 8 });
+    expect(endings).toEqual([overflow]);
+    expect(actor.getSnapshot().output).toEqual(overflow);
   });
 
   it('cuts a last message that never flushes after finishTimeout, reporting finish_timeout (not completed)', () => {
-    for (const end of [{ type: 'server.complete' }, { type: 'overflow', maxPending: 4 }] as const) {
+    for (const end of [{ type: 'server.complete' }, { type: 'overflow', overflow: { type: 'slow_consumer', exceeded: 'events', maxPending: 4, maxPendingBytes: 1024 } }] as const) {
       const clock = new SimulatedClock();
       const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 }, clock }).start();
       actor.send({ type: 'ack.sent' });
@@ -107,13 +108,41 @@ describe('server-session machine', () => {
     expect(actor.getSnapshot().output).toEqual({ type: 'client_deleted' });
   });
 
-  describe('idle timeout', () => {
-    const start = () => {
-      const clock = new SimulatedClock();
-      const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 60_000 }, clock }).start();
-      return { clock, actor };
-    };
+  /** A session on a simulated clock: idle after 60 s, and with `initializeMs` an initialization limit. */
+  const start = (initializeMs?: number) => {
+    const clock = new SimulatedClock();
+    const actor = createActor(serverSessionMachine, { input: { supportedVersions: versions, idleMs: 60_000, initializeMs }, clock }).start();
+    return { clock, actor };
+  };
 
+  describe('initialization timeout', () => {
+    const initialize = { type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} } as const;
+
+    it('ends a session not initialized within initializeMs of its start, whatever it does meanwhile', () => {
+      for (const events of [[], [initialize], [initialize, { type: 'hold' }, { type: 'activity' }]] as const) {
+        const { clock, actor } = start(30_000);
+        clock.increment(10_000);
+        for (const event of events) actor.send(event);
+        clock.increment(19_999);
+        expect(actor.getSnapshot().status).toBe('active');
+        clock.increment(1);
+        expect(actor.getSnapshot().output).toEqual({ type: 'initialize_timeout', initializeMs: 30_000 });
+      }
+    });
+
+    it('leaves an initialized session alone, and has no limit without initializeMs', () => {
+      const initialized = start(30_000);
+      initialized.actor.send(initialize);
+      initialized.actor.send({ type: 'initialized' });
+      initialized.clock.increment(59_999);
+      expect(initialized.actor.getSnapshot().value).toBe('initialized');
+      const unlimited = start();
+      unlimited.clock.increment(59_999);
+      expect(unlimited.actor.getSnapshot().value).toBe('uninitialized');
+    });
+  });
+
+  describe('idle timeout', () => {
     it('ends a session without activity after sessionIdle, in any live state', () => {
       for (const events of [[], [{ type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} }], [{ type: 'initialize', requestedVersion: '2025-11-25', clientCapabilities: {} }, { type: 'initialized' }]] as const) {
         const { clock, actor } = start();

@@ -3,24 +3,16 @@
  * messages only at the level it asked for: modern via the request's `_meta`
  * logLevel, legacy via the session's logging/setLevel.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MetaKey } from '../../src/protocol/versions.ts';
-import type { McpServer } from '../../src/server/index.ts';
-import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
-import { modernMeta, RawStdioPeer } from './raw-stdio-peer.ts';
+import { perTestPeers } from './per-test-peers.ts';
+import { modernMeta } from './raw-stdio-peer.ts';
 
-let peer: RawStdioPeer | undefined;
-let server: McpServer | undefined;
-afterEach(async () => {
-  peer?.kill();
-  peer = undefined;
-  await server?.close();
-  server = undefined;
-});
+const make = perTestPeers();
 
 describe('log messages over stdio (modern)', () => {
   it('sends a log message only when the request asked for a level it meets', async () => {
-    const p = (peer = new RawStdioPeer());
+    const p = make.peer();
     p.request(1, 'tools/call', { name: 'log', arguments: { text: 'unasked' } });
     p.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { _meta: modernMeta({ [MetaKey.logLevel]: 'error' }), name: 'log', arguments: { level: 'info', text: 'too low' } } });
     p.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { _meta: modernMeta({ [MetaKey.logLevel]: 'info' }), name: 'log', arguments: { level: 'info', text: 'wanted' } } });
@@ -40,7 +32,7 @@ describe('request scope over HTTP', () => {
   });
 
   it('streams progress and log on the request\'s own SSE response, ending with the result', async () => {
-    server = buildFixtureServer();
+    const server = make.server();
     const { url } = await server.listenHttp({ port: 0 });
     const body = { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { _meta: modernMeta({ progressToken: 'p', [MetaKey.logLevel]: 'debug' }), name: 'progress', arguments: { steps: 2 } } };
     const response = await fetch(url, { method: 'POST', headers: headers('tools/call', 'progress'), body: JSON.stringify(body) });
@@ -51,7 +43,7 @@ describe('request scope over HTTP', () => {
   });
 
   it('answers with plain JSON when nothing is sent before the result', async () => {
-    server = buildFixtureServer();
+    const server = make.server();
     const { url } = await server.listenHttp({ port: 0 });
     const body = { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { _meta: modernMeta(), name: 'progress', arguments: { steps: 2 } } };
     const response = await fetch(url, { method: 'POST', headers: headers('tools/call', 'progress'), body: JSON.stringify(body) });
@@ -60,7 +52,7 @@ describe('request scope over HTTP', () => {
   });
 
   it('filters legacy log messages by each session\'s own level', async () => {
-    server = buildFixtureServer();
+    const server = make.server();
     const { url } = await server.listenHttp({ port: 0 });
     const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const open = async () => {
