@@ -1,85 +1,19 @@
 /**
  * Three server nodes (separate processes) on one redis-server behind a
  * round-robin proxy; clients of both eras, ours and the official 2.4.0,
- * spread over the nodes by the proxy; changes published through tool calls
- * that land on whichever node is next.
+ * spread over the nodes by the proxy (or connected to each node directly);
+ * changes published through tool calls that land on whichever node is next
+ * (or on a chosen node). Redis restarted, and one node's Redis connection
+ * killed and kept away past the retention: per client, every change is
+ * received or covered by the everything-changed notifications.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { createClient, httpTransport, type McpClient, type SubscriberMessage } from '../../src/index.ts';
+import { createClient, httpTransport, type McpClient } from '../../src/index.ts';
 import { closeAllPeers, connectHttp, newClient } from '../server/official-peers.ts';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startCluster, stopAllClusters, type Cluster } from './cluster.ts';
-
-const TOOLS = 'notifications/tools/list_changed';
-const PROMPTS = 'notifications/prompts/list_changed';
-const UPDATED = 'notifications/resources/updated';
-
-/** What a client got, as `method` or `method uri`, in arrival order, with a way to wait for one. */
-/** The test's timeline: keys of the changes published so far. */
-const published: string[] = [];
-
-class Inbox {
-  readonly seen: string[] = [];
-  /** For each arrival, how many changes the test had published by then. */
-  readonly at: number[] = [];
-  readonly reconnects: SubscriberMessage[] = [];
-  private waiters: Array<{ key: string; count: number; resolve: () => void }> = [];
-  private coverWaiters: Array<{ wanted: readonly string[]; resolve: () => void }> = [];
-
-  push(method: string, params: unknown): void {
-    const uri = (params as { uri?: unknown } | undefined)?.uri;
-    this.seen.push(typeof uri === 'string' ? `${method} ${uri}` : method);
-    this.at.push(published.length);
-    this.waiters = this.waiters.filter((waiter) => !(this.count(waiter.key) >= waiter.count && (waiter.resolve(), true)));
-    this.coverWaiters = this.coverWaiters.filter((waiter) => !(this.uncovered(waiter.wanted).length === 0 && (waiter.resolve(), true)));
-  }
-
-  /** Resolves once every published change among `wanted` arrived or is covered (the test times out otherwise). */
-  covered(wanted: readonly string[]): Promise<void> {
-    if (this.uncovered(wanted).length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.coverWaiters.push({ wanted, resolve }));
-  }
-
-  count(key: string): number {
-    return this.seen.filter((seen) => seen === key).length;
-  }
-
-  /** Resolves once `key` has arrived `count` times in all. */
-  waitFor(key: string, count = 1): Promise<void> {
-    if (this.count(key) >= count) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ key, count, resolve }));
-  }
-
-  /** Published changes among `wanted` that neither arrived nor were covered by the same notification arriving after them. */
-  uncovered(wanted: readonly string[]): string[] {
-    return published.filter((key, index) => wanted.includes(key) && !this.seen.some((seen, arrival) => seen === key && this.at[arrival]! > index));
-  }
-
-  private reconnectWaiters: Array<() => void> = [];
-
-  /** Resolves once the subscriber got `reconnected` (already or later). */
-  reconnected(): Promise<void> {
-    if (this.reconnects.length > 0) return Promise.resolve();
-    return new Promise((resolve) => this.reconnectWaiters.push(resolve));
-  }
-
-  subscriber = (message: SubscriberMessage): void => {
-    if (message.type === 'notification') this.push(message.method, message.params);
-    else if (message.type === 'reconnected') {
-      this.reconnects.push(message);
-      for (const resolve of this.reconnectWaiters.splice(0)) resolve();
-    }
-  };
-}
-
-function officialInbox(client: Client): Inbox {
-  const inbox = new Inbox();
-  for (const method of [TOOLS, PROMPTS, 'notifications/resources/list_changed', UPDATED]) {
-    client.setNotificationHandler(method as typeof TOOLS, (notification: { params?: unknown }) => inbox.push(method, notification.params));
-  }
-  return inbox;
-}
+import { Inbox, officialInbox, PROMPTS, published, TOOLS, UPDATED } from './cluster-inbox.ts';
 
 let cluster: Cluster | undefined;
 const ours: McpClient[] = [];
@@ -193,6 +127,85 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
     const wanted = [TOOLS, `${UPDATED} test://resource/1`];
     await Promise.all(inboxes.map((inbox) => inbox.covered(wanted)));
     for (const inbox of inboxes) expect(inbox.uncovered(wanted)).toEqual([]);
+  });
+
+  it('a node cut off from Redis (CLIENT KILL) while more than the retention is published elsewhere: per client, every change is received or covered', async () => {
+    // node-2 reaches Redis through a link the test can keep cut; a retention of ~100 entries is passed within a few hundred events.
+    cluster = await startCluster(3, { cuttable: 2, maxLen: 100 });
+    const cutNode = cluster.nodes[2]!;
+    const resource = 'test://resource/1';
+    const wanted = [TOOLS, `${UPDATED} ${resource}`];
+    // Both eras, ours and the official client, on every node (straight to it, so each node holds each kind).
+    const clients: Array<{ node: string; client: string; inbox: Inbox }> = [];
+    for (const node of cluster.nodes) {
+      const { oursModern, oursLegacy, officialModern } = await followers(node.url, { ours: resource, official: resource }, false);
+      const officialLegacyClient = await connectHttp('legacy', node.url, 'official-legacy');
+      const officialLegacy = officialInbox(officialLegacyClient);
+      await officialLegacyClient.subscribeResource({ uri: resource });
+      const kinds = { 'ours modern': oursModern, 'ours legacy': oursLegacy, 'official modern': officialModern, 'official legacy': officialLegacy };
+      for (const [client, inbox] of Object.entries(kinds)) clients.push({ node: node.name, client, inbox });
+    }
+    const onCutNode = clients.filter(({ node }) => node === cutNode.name);
+    const elsewhere = clients.filter(({ node }) => node !== cutNode.name);
+    const drivers = await Promise.all(cluster.nodes.map((node) => driverFor(node.url)));
+    const emit = async (on: number, kind: 'tools' | 'updated', count = 1) => {
+      for (let i = 0; i < count; i++) published.push(kind === 'tools' ? TOOLS : `${UPDATED} ${resource}`);
+      await call(drivers[on]!, 'emit', kind === 'tools' ? { kind } : { kind, uri: resource, count });
+    };
+
+    await emit(0, 'tools');
+    await Promise.all(clients.map(({ inbox }) => inbox.waitFor(TOOLS)));
+    for (const address of cluster.link!.cut()) await cluster.redis.command(['CLIENT', 'KILL', 'ADDR', address]);
+    await cutNode.waitForStderr(/-> disconnected/);
+    // The cut node's own change is applied locally at once, and queued for the others.
+    await emit(2, 'updated');
+    await Promise.all(onCutNode.map(({ inbox }) => inbox.covered(wanted)));
+    const cutFrom = published.length;
+    // Far past the retention, from the connected nodes, in steps they keep up with: each step ends with
+    // tools/list_changed, and a node delivers in Redis order, so once it is in, the step's updates are in too.
+    const steps = 8;
+    for (let step = 0; step < steps; step++) {
+      await emit(step % 2, 'updated', 50);
+      await emit(step % 2, 'tools');
+      await Promise.all(elsewhere.map(({ inbox }) => inbox.waitFor(TOOLS, step + 2)));
+    }
+    const publishedWhileCut = published.length - cutFrom;
+    expect(Number(await cluster.redis.command(['XLEN', '{mcp-actors}:events']))).toBeLessThan(publishedWhileCut);
+    // Before the link is back: the other nodes' clients have everything; the cut node's clients lack every change made elsewhere.
+    const atRestore = clients.map(({ inbox }) => ({ published: published.length, arrived: inbox.seen.length, uncovered: inbox.uncovered(wanted).length }));
+    for (const { inbox } of elsewhere) expect(inbox.uncovered(wanted)).toEqual([]);
+    for (const { inbox } of onCutNode) expect(inbox.uncovered(wanted)).toHaveLength(publishedWhileCut);
+
+    const before = onCutNode.map(({ inbox }) => ({ tools: inbox.count(TOOLS), updated: inbox.count(`${UPDATED} ${resource}`) }));
+    cluster.link!.restore();
+    await cutNode.waitForStderr(/-> resynced/);
+    // The resync: every client of the cut node hears tools/list_changed and resources/updated again.
+    await Promise.all(onCutNode.map(({ inbox }, i) => inbox.waitFor(TOOLS, before[i]!.tools + 1)));
+    await Promise.all(onCutNode.map(({ inbox }, i) => inbox.waitFor(`${UPDATED} ${resource}`, before[i]!.updated + 1)));
+    await emit(1, 'tools');
+    await emit(0, 'updated');
+    await Promise.all(clients.map(({ inbox }) => inbox.covered(wanted)));
+
+    // Per client: changes published (all of them are ones it follows), notifications it got, and what was neither
+    // received nor covered when the link came back and at the end.
+    const counts = clients.map(({ node, client, inbox }, i) => ({
+      node,
+      client,
+      published: published.length,
+      notifications: inbox.seen.length,
+      publishedBeforeLinkBack: atRestore[i]!.published,
+      missingWhenLinkBack: atRestore[i]!.uncovered,
+      notificationsAfterLinkBack: inbox.seen.length - atRestore[i]!.arrived,
+      missingAtEnd: inbox.uncovered(wanted).length,
+    }));
+    console.table(counts);
+    for (const { missingAtEnd } of counts) expect(missingAtEnd).toBe(0);
+    // Only the cut node resynced, because its last id was trimmed away; the others never had to.
+    expect(cutNode.stderr.some((line) => /trimmed/.test(line))).toBe(true);
+    expect(cutNode.stderr.some((line) => /everything changed/.test(line))).toBe(true);
+    for (const node of cluster.nodes.filter((candidate) => candidate !== cutNode)) {
+      expect(node.stderr.some((line) => /everything changed/.test(line))).toBe(false);
+    }
   });
 
   it('a node SIGKILLed while holding listen streams: our client reconnects through the proxy, listens on another node and resyncs', async () => {

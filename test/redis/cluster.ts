@@ -1,11 +1,14 @@
 /**
  * A cluster for the tests: one private redis-server, `count` server nodes
  * (test/fixtures/redis-node.ts, each its own process) and the round-robin
- * proxy in front of them. `stop()` kills everything it started.
+ * proxy in front of them. `stop()` kills everything it started. With
+ * `cuttable`, that node reaches Redis through a cuttable link (the test can
+ * keep it away from Redis); `maxLen` sets every node's stream retention.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { cuttableLink, type CuttableLink } from './cuttable-link.ts';
 import { startRedis, type RedisProcess } from './redis-server.ts';
 import { roundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.ts';
 
@@ -24,6 +27,8 @@ export async function stopAllClusters(): Promise<void> {
 export interface ClusterNode {
   readonly name: string;
   readonly port: number;
+  /** The node's own MCP endpoint, bypassing the proxy. */
+  readonly url: string;
   readonly stderr: string[];
   /** Resolves with the first stderr line (seen already or later) matching `pattern`. */
   waitForStderr(pattern: RegExp): Promise<string>;
@@ -34,12 +39,15 @@ export interface Cluster {
   readonly redis: RedisProcess;
   readonly nodes: ClusterNode[];
   readonly proxy: RoundRobinProxy;
+  /** The link of the `cuttable` node, if one was asked for. */
+  readonly link: CuttableLink | undefined;
   /** Stops every cluster of this file (there is one per test). */
   stop(): Promise<void>;
 }
 
-function startNode(redisUrl: string, name: string): Promise<{ node: ClusterNode; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', NODE_SCRIPT, '--redis', redisUrl, '--name', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+function startNode(redisUrl: string, name: string, maxLen: number | undefined): Promise<{ node: ClusterNode; child: ChildProcess }> {
+  const args = [NODE_SCRIPT, '--redis', redisUrl, '--name', name, ...(maxLen === undefined ? [] : ['--max-len', String(maxLen)])];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const stderr: string[] = [];
   let watchers: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   createInterface({ input: child.stderr! }).on('line', (line) => {
@@ -57,9 +65,11 @@ function startNode(redisUrl: string, name: string): Promise<{ node: ClusterNode;
     child.once('exit', onExit);
     createInterface({ input: child.stdout! }).once('line', (line) => {
       child.off('exit', onExit);
+      const port = (JSON.parse(line) as { port: number }).port;
       const node: ClusterNode = {
         name,
-        port: (JSON.parse(line) as { port: number }).port,
+        port,
+        url: `http://127.0.0.1:${port}/mcp`,
         stderr,
         waitForStderr: (pattern) => {
           const seen = stderr.find((candidate) => pattern.test(candidate));
@@ -72,12 +82,23 @@ function startNode(redisUrl: string, name: string): Promise<{ node: ClusterNode;
   });
 }
 
-export async function startCluster(count: number, options: { sticky?: boolean } = {}): Promise<Cluster> {
+export interface ClusterOptions {
+  sticky?: boolean;
+  /** Index of the node that reaches Redis through a cuttable link. */
+  cuttable?: number;
+  /** Every node's stream retention (the bus's `maxLen`). */
+  maxLen?: number;
+}
+
+export async function startCluster(count: number, options: ClusterOptions = {}): Promise<Cluster> {
   const redis = await startRedis();
   started.add(() => redis.stop());
-  const nodes = (await Promise.all(Array.from({ length: count }, (_, i) => startNode(redis.url, `node-${i}`)))).map(({ node }) => node);
+  const link = options.cuttable === undefined ? undefined : await cuttableLink(redis.port);
+  if (link) started.add(() => link.close());
+  const urlOf = (i: number) => (i === options.cuttable && link ? link.url : redis.url);
+  const nodes = (await Promise.all(Array.from({ length: count }, (_, i) => startNode(urlOf(i), `node-${i}`, options.maxLen)))).map(({ node }) => node);
   await Promise.all(nodes.map((node) => node.waitForStderr(/-> connected/)));
   const proxy = await roundRobinProxy(nodes.map((node) => node.port), options);
   started.add(() => proxy.close());
-  return { redis, nodes, proxy, stop: stopAllClusters };
+  return { redis, nodes, proxy, link, stop: stopAllClusters };
 }
