@@ -16,6 +16,11 @@
  * and applied locally only if the link drops before it went out. `resynced`
  * is `connected` after a gap was covered by "everything changed"; it lasts
  * until the link next drops. The I/O side executes the emitted commands.
+ *
+ * Tag `read_barrier` (catching_up, live): Redis answers, so a read waits
+ * until this node applied what the stream holds; elsewhere the node is
+ * degraded (its health says so) and reads are answered at once, and reads
+ * already waiting are let go when the tag is lost.
  */
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 
@@ -54,6 +59,9 @@ export interface RedisBusInput {
 /** The health of a node's link to Redis: the machine's state. */
 export type RedisBusHealth = 'connecting' | 'catching_up' | 'connected' | 'resynced' | 'disconnected' | 'closed';
 
+/** `read_barrier`: while Redis answers, reads wait until the node applied what the stream holds. */
+export type RedisBusTag = 'read_barrier';
+
 /** What `catchUp` found: whether the node had to resync (a gap it could not rule out). */
 export interface CatchUpOutput {
   gap: boolean;
@@ -74,6 +82,7 @@ export const redisBusMachine = setup({
     events: {} as RedisBusEvent,
     input: {} as RedisBusInput,
     emitted: {} as RedisBusCommand,
+    tags: {} as RedisBusTag,
   },
   actors: {
     /** Proves continuity and reads the backlog; provided by src/redis. */
@@ -125,6 +134,7 @@ export const redisBusMachine = setup({
       },
     },
     catching_up: {
+      tags: ['read_barrier'],
       invoke: {
         src: 'catchUp',
         onDone: [{ guard: 'foundGap', target: 'live.resynced' }, { target: 'live.connected' }],
@@ -137,6 +147,7 @@ export const redisBusMachine = setup({
       },
     },
     live: {
+      tags: ['read_barrier'],
       entry: ['flush', 'clearQueue'],
       invoke: { src: 'tail' },
       on: {

@@ -15,10 +15,23 @@ import {
   type RedisBusEvent,
   type RedisBusHealth,
 } from '../../machines/redis-bus.machine.ts';
-import type { ChangeBus, ChangeDelivery, ChangeEvent } from '../server/bus.ts';
+import type { ChangeBus, ChangeEvent, ChangeHandler } from '../server/bus.ts';
 import { BusConnections, type RedisClientLike } from './connection.ts';
 import { DeliveryLedger } from './delivery-ledger.ts';
-import { headCommand, parseChangeEvent, parseHead, parseRead, publishCommand, readCommand, streamKeys, type StreamEntry, type StreamKeys } from './stream-protocol.ts';
+import { ReadBarrier } from './read-barrier.ts';
+import {
+  headCommand,
+  newestCommand,
+  parseChangeEvent,
+  parseHead,
+  parseNewestId,
+  parseRead,
+  publishCommand,
+  readCommand,
+  streamKeys,
+  type StreamEntry,
+  type StreamKeys,
+} from './stream-protocol.ts';
 
 export type { RedisBusHealth };
 
@@ -33,7 +46,9 @@ export interface RedisBusOptions {
   maxQueued?: number;
   /** How long one blocking read waits before it is issued again (default 5,000 ms). */
   blockMs?: number;
-  /** Where health changes, resyncs and malformed entries are written (default: console.warn). */
+  /** How long `settled()` (a list or read on this node) waits for this node to apply what the stream holds before it answers anyway, logged (default 2,000 ms). */
+  settleTimeoutMs?: number;
+  /** Where health changes, resyncs, barrier timeouts and malformed entries are written (default: console.warn). */
   log?: (message: string) => void;
 }
 
@@ -42,6 +57,8 @@ export interface RedisBus extends ChangeBus {
   /** This bus instance's origin id in the stream. */
   readonly nodeId: string;
   readonly health: RedisBusHealth;
+  /** The read barrier: see `ChangeBus.settled`; resolves at once while not connected, and after `settleTimeoutMs` anyway. */
+  settled(): Promise<void>;
   /** Calls `listener` on every health change; returns the function that stops it. */
   onHealth(listener: (health: RedisBusHealth) => void): () => void;
   /** Stops reading and publishing; closes the connections the bus made. */
@@ -50,8 +67,6 @@ export interface RedisBus extends ChangeBus {
 }
 
 const READ_COUNT = 500;
-
-type Handler = (event: ChangeEvent, delivery: ChangeDelivery) => void;
 
 /** Starts connecting at once; publishing works from the first moment (queued until Redis answers). */
 export async function createRedisBus(options: RedisBusOptions): Promise<RedisBus> {
@@ -67,7 +82,10 @@ class RedisStreamBus implements RedisBus {
   private readonly blockMs: number;
   private readonly log: (message: string) => void;
   private readonly ledger = new DeliveryLedger(this.nodeId);
-  private readonly handlers = new Set<Handler>();
+  private readonly handlers = new Set<ChangeHandler>();
+  private readonly barrier: ReadBarrier;
+  /** Handlers' promises of the events delivered since the last read batch was tracked. */
+  private applying: Array<Promise<void>> = [];
   private readonly healthListeners = new Set<(health: RedisBusHealth) => void>();
   private readonly actor: Actor<typeof redisBusMachine>;
   private connections: BusConnections | undefined;
@@ -79,6 +97,7 @@ class RedisStreamBus implements RedisBus {
     this.maxLen = options.maxLen ?? 10_000;
     this.blockMs = options.blockMs ?? 5_000;
     this.log = options.log ?? ((message) => console.warn(message));
+    this.barrier = new ReadBarrier(options.settleTimeoutMs ?? 2_000);
     const machine = redisBusMachine.provide({
       actors: {
         catchUp: fromPromise<CatchUpOutput>(() => this.catchUp()),
@@ -111,7 +130,22 @@ class RedisStreamBus implements RedisBus {
     this.actor.send({ type: 'publish', entry: { seq: ++this.seq, payload: JSON.stringify(event) } });
   }
 
-  subscribe(handler: Handler): () => void {
+  /**
+   * The read barrier: one round trip for the stream's newest id, then waits
+   * until this node applied it. Resolves at once while Redis is unreachable
+   * or the bus is not connected (health says so), and after
+   * `settleTimeoutMs` anyway, logged.
+   */
+  async settled(): Promise<void> {
+    const writer = this.connections?.writer;
+    if (writer === undefined || !this.actor.getSnapshot().hasTag('read_barrier')) return;
+    const newest = writer.sendCommand(newestCommand(this.keys)).then(parseNewestId);
+    if ((await this.barrier.wait(newest)) === 'timed_out') {
+      this.log(`mcp-actors redis bus ${this.nodeId}: a read waited longer than the settle timeout for this node to apply the stream; answering anyway`);
+    }
+  }
+
+  subscribe(handler: ChangeHandler): () => void {
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);
   }
@@ -132,6 +166,7 @@ class RedisStreamBus implements RedisBus {
   }
 
   private observe(snapshot: SnapshotFrom<typeof redisBusMachine>): void {
+    if (!snapshot.hasTag('read_barrier')) this.barrier.releaseAll();
     const value = snapshot.value;
     const health: RedisBusHealth = typeof value === 'string' ? value : value.live;
     if (health === this.current) return;
@@ -142,7 +177,16 @@ class RedisStreamBus implements RedisBus {
   }
 
   private deliver(event: ChangeEvent, remote: boolean): void {
-    for (const handler of [...this.handlers]) handler(event, { remote });
+    for (const handler of [...this.handlers]) {
+      const applying = handler(event, { remote });
+      if (applying !== undefined) this.applying.push(applying);
+    }
+  }
+
+  /** What was read so far counts as applied once the handlers' promises of the events delivered meanwhile settled. */
+  private trackRead(): void {
+    this.barrier.track(this.ledger.lastId, this.applying);
+    this.applying = [];
   }
 
   private applyAtOnce(entry: OutboundEntry): void {
@@ -178,6 +222,7 @@ class RedisStreamBus implements RedisBus {
       if (!entry.ok) this.log(`mcp-actors redis bus ${this.nodeId}: skipped stream entry ${entry.id}: ${entry.problem}`);
       else if (acceptance.apply) this.deliver(entry.event, entry.header.origin !== this.nodeId);
     }
+    this.trackRead();
     return gap;
   }
 
@@ -196,6 +241,7 @@ class RedisStreamBus implements RedisBus {
       gap = true;
       this.resync('entries published while this node was away were trimmed');
     }
+    this.trackRead();
     return { gap };
   }
 

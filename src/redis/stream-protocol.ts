@@ -42,6 +42,20 @@ export function headCommand(keys: StreamKeys, epochCandidate: string): string[] 
   return ['EVAL', HEAD_SCRIPT, '3', keys.epoch, keys.ordinal, keys.events, epochCandidate];
 }
 
+/** The stream's newest entry only: its id is where the read barrier waits to. */
+export function newestCommand(keys: StreamKeys): string[] {
+  return ['XREVRANGE', keys.events, '+', '-', 'COUNT', '1'];
+}
+
+/** The id of the newest entry (undefined for an empty or missing stream). */
+export function parseNewestId(reply: unknown): string | undefined {
+  if (!Array.isArray(reply)) throw new UnexpectedReplyError('XREVRANGE');
+  if (reply.length === 0) return undefined;
+  const entry: unknown = reply[0];
+  if (!Array.isArray(entry) || typeof entry[0] !== 'string') throw new UnexpectedReplyError('XREVRANGE');
+  return entry[0];
+}
+
 export function readCommand(keys: StreamKeys, after: string, count: number, blockMs?: number): string[] {
   const block = blockMs === undefined ? [] : ['BLOCK', String(blockMs)];
   return ['XREAD', 'COUNT', String(count), ...block, 'STREAMS', keys.events, after];

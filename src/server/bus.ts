@@ -2,7 +2,7 @@
  * Change events travel from `notify*()` to the streams through a bus, so a
  * change published on one server node reaches streams held by another node
  * sharing the bus. The default bus is in-process and synchronous; a networked
- * bus (`mcp-actors/redis`) implements the same two methods.
+ * bus (`mcp-actors/redis`) implements the same methods, and `settled` too.
  */
 
 /** One change a stream or session can be told about. */
@@ -25,16 +25,33 @@ export interface ChangeDelivery {
   remote: boolean;
 }
 
+/**
+ * Applies one event on a subscriber's node. It returns a promise when applying
+ * finishes later (the server awaits `onRemoteChange` first); a bus with
+ * `settled` counts the event applied once that promise settles.
+ */
+export type ChangeHandler = (event: ChangeEvent, delivery?: ChangeDelivery) => void | Promise<void>;
+
 /** What carries change events between the servers sharing it, each subscriber getting every event once, in one order. */
 export interface ChangeBus {
   publish(event: ChangeEvent): void;
   /** Returns the function that unsubscribes. */
-  subscribe(handler: (event: ChangeEvent, delivery?: ChangeDelivery) => void): () => void;
+  subscribe(handler: ChangeHandler): () => void;
+  /**
+   * The read barrier (read-your-writes across nodes): resolves once every
+   * event published to the bus, on any node, before the call has been applied
+   * on this node, the handlers' promises (so `onRemoteChange`) settled. The
+   * server awaits it before answering the reads a notification tells clients
+   * to repeat, so a refetch landing on a node that has not read the event yet
+   * waits for it instead of answering from the old catalog. It never rejects.
+   * A bus that delivers synchronously (the in-process one) needs none.
+   */
+  settled?(): Promise<void>;
 }
 
 /** The default bus: synchronous, for the servers of one process that are given the same instance. */
 export function createInProcessBus(): ChangeBus {
-  const handlers = new Set<(event: ChangeEvent) => void>();
+  const handlers = new Set<ChangeHandler>();
   return {
     publish(event) {
       for (const handler of handlers) handler(event);

@@ -20,11 +20,12 @@ export class ChangeApplier {
     private readonly reportHookFailure: (error: unknown, event: ChangeEvent) => void,
   ) {}
 
-  apply(event: ChangeEvent, delivery: ChangeDelivery | undefined): void {
+  /** Returns, when the event waits for a hook, the promise that settles once it was fanned out (never rejects). */
+  apply(event: ChangeEvent, delivery: ChangeDelivery | undefined): Promise<void> | undefined {
     const runHook = delivery?.remote === true && this.hook !== undefined;
     if (!runHook && this.waiting === 0) {
       this.fanOut(event);
-      return;
+      return undefined;
     }
     this.waiting++;
     this.tail = this.tail.then(async () => {
@@ -37,5 +38,6 @@ export class ChangeApplier {
       this.waiting--;
       this.fanOut(event);
     });
+    return this.tail;
   }
 }

@@ -59,6 +59,8 @@ export class ServerCore {
   readonly toolInputs = new ToolInputCompiler();
   readonly index = new AudienceIndex();
   readonly bus: ChangeBus;
+  /** The bus's read barrier, awaited before the reads a notification tells clients to repeat; none for a synchronous bus. */
+  readonly settled: (() => Promise<void>) | undefined;
   readonly streams = new Set<ListenStream>();
   readonly sessions = new Set<LegacySession>();
   closing = false;
@@ -84,6 +86,11 @@ export class ServerCore {
       (error, event) => console.error(`mcp-actors server ${options.name}: onRemoteChange failed for ${event.type}; announcing it anyway:`, error),
     );
     this.leaveBus = this.bus.subscribe((event, delivery) => applier.apply(event, delivery));
+    const bus = this.bus;
+    this.settled = bus.settled === undefined ? undefined : () => bus.settled!().catch((error: unknown) => {
+      // A bus's barrier is documented never to reject; if a custom one does, answer from what this node has.
+      console.error(`mcp-actors server ${options.name}: the bus's settled() failed; answering anyway:`, error);
+    });
   }
 
   /** Validates a listen filter and keeps what this server offers. */

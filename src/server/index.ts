@@ -24,7 +24,7 @@ export type { HttpHandlerOptions, HttpListenOptions, HttpServerHandle } from './
 export type { NodeMcpHandler } from './http-node.ts';
 export type { FetchMcpHandler } from './http-fetch.ts';
 export type { StdioOptions, StdioConnectionHandle } from './stdio.ts';
-export { createInProcessBus, type ChangeBus, type ChangeEvent, type ConcreteChange, type ChangeDelivery } from './bus.ts';
+export { createInProcessBus, type ChangeBus, type ChangeEvent, type ConcreteChange, type ChangeDelivery, type ChangeHandler } from './bus.ts';
 export type { RemoteChangeHook } from './change-applier.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, type CacheableResult } from './caching.ts';

@@ -41,7 +41,7 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
     logThreshold: session.logLevel ?? 'debug',
     channel,
   });
-  const shared = methods.answerShared(method, core.registry, params, core.pageSize, context);
+  const shared = methods.answerShared(method, core.registry, params, core.pageSize, context, core.settled);
   if (shared) return shared;
   switch (method) {
     case 'resources/subscribe':

@@ -83,9 +83,25 @@ export async function readResource(registry: Registry, params: JsonObject | unde
 /** `resources/subscribe` and `unsubscribe` (legacy) need a URI; the resource need not exist yet. */
 export const uriParam = (params: JsonObject | undefined): string => stringParam(params, 'uri');
 
+type SharedMethod = (registry: Registry, params: JsonObject | undefined, pageSize: number, context: RequestContext) => Promise<JsonObject>;
+
+const SHARED_METHODS = new Map<string, SharedMethod>([
+  ['tools/list', async (registry, params, pageSize) => listTools(registry, params, pageSize)],
+  ['tools/call', (registry, params, _pageSize, context) => callTool(registry, params, context).catch(toolFailure)],
+  ['prompts/list', async (registry, params, pageSize) => listPrompts(registry, params, pageSize)],
+  ['prompts/get', (registry, params, _pageSize, context) => getPrompt(registry, params, context)],
+  ['resources/list', async (registry, params, pageSize) => listResources(registry, params, pageSize)],
+  ['resources/templates/list', async () => ({ resourceTemplates: [] })],
+  ['resources/read', (registry, params, _pageSize, context) => readResource(registry, params, context)],
+]);
+
+/** The reads a change notification tells clients to repeat: answered once the bus settled, so they see the change. */
+const REFETCHED_READS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+
 /**
  * Answers the methods both eras share (lists, calls, gets, reads); undefined
- * for any other method, which the era's router answers itself.
+ * for any other method, which the era's router answers itself. `settled`
+ * (the bus's read barrier) is awaited first for the refetched reads.
  */
 export function answerShared(
   method: string,
@@ -93,23 +109,10 @@ export function answerShared(
   params: JsonObject | undefined,
   pageSize: number,
   context: RequestContext,
+  settled: (() => Promise<void>) | undefined,
 ): Promise<JsonObject> | undefined {
-  switch (method) {
-    case 'tools/list':
-      return Promise.resolve(listTools(registry, params, pageSize));
-    case 'tools/call':
-      return callTool(registry, params, context).catch(toolFailure);
-    case 'prompts/list':
-      return Promise.resolve(listPrompts(registry, params, pageSize));
-    case 'prompts/get':
-      return getPrompt(registry, params, context);
-    case 'resources/list':
-      return Promise.resolve(listResources(registry, params, pageSize));
-    case 'resources/templates/list':
-      return Promise.resolve({ resourceTemplates: [] });
-    case 'resources/read':
-      return readResource(registry, params, context);
-    default:
-      return undefined;
-  }
+  const answer = SHARED_METHODS.get(method);
+  if (answer === undefined) return undefined;
+  const run = () => answer(registry, params, pageSize, context);
+  return settled !== undefined && REFETCHED_READS.has(method) ? settled().then(run) : run();
 }

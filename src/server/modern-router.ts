@@ -42,7 +42,7 @@ export async function routeModern(core: ServerCore, request: JsonRpcRequest, cha
       logThreshold: envelope.logLevel,
       channel,
     });
-    const result = method === 'server/discover' ? discoverResult(core) : await methods.answerShared(method, core.registry, params, core.pageSize, context);
+    const result = method === 'server/discover' ? discoverResult(core) : await methods.answerShared(method, core.registry, params, core.pageSize, context, core.settled);
     if (!result) throw new MethodNotFoundError(method);
     // Every modern result here is complete (no input_required yet), so cacheable methods carry their hints.
     return { kind: 'result', result: { resultType: 'complete', ...result, ...cacheHintFor(core.caching, core.registry, method, params) } };

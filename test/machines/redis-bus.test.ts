@@ -116,4 +116,20 @@ describe('redis bus machine', () => {
     expect(health()).toBe('closed');
     expect(actor.getSnapshot().status).toBe('done');
   });
+  it('reads wait behind the read barrier only while Redis answers: catching up and live, not connecting, disconnected or closed', async () => {
+    const { actor, settle, health } = startBus();
+    const barrier = () => [health(), actor.getSnapshot().hasTag('read_barrier')];
+    expect(barrier()).toEqual(['connecting', false]);
+    actor.send({ type: 'redis.ready' });
+    expect(barrier()).toEqual(['catching_up', true]);
+    await settle({ gap: true });
+    expect(barrier()).toEqual(['resynced', true]);
+    actor.send({ type: 'redis.lost', cause: new Error('gone') });
+    expect(barrier()).toEqual(['disconnected', false]);
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    expect(barrier()).toEqual(['connected', true]);
+    actor.send({ type: 'close' });
+    expect(barrier()).toEqual(['closed', false]);
+  });
 });

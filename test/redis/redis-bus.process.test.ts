@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeDelivery, ChangeEvent } from '../../src/server/bus.ts';
-import { createRedisBus, type RedisBus, type RedisBusHealth } from '../../src/redis/index.ts';
+import { createClient } from 'redis';
+import { createRedisBus, type RedisBus, type RedisBusHealth, type RedisClientLike } from '../../src/redis/index.ts';
 import { cuttableLink } from './cuttable-link.ts';
 import { startRedis, type RedisProcess } from './redis-server.ts';
 
@@ -37,7 +38,7 @@ function waitForHealth(bus: RedisBus, wanted: RedisBusHealth): Promise<void> {
   });
 }
 
-async function node(url: string, options: { maxLen?: number; maxQueued?: number; logs?: string[] } = {}) {
+async function node(url: string, options: { maxLen?: number; maxQueued?: number; settleTimeoutMs?: number; logs?: string[] } = {}) {
   const received: Received[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const bus = await createRedisBus({ redis: url, blockMs: 1000, log: (line) => options.logs?.push(line), ...options });
@@ -179,5 +180,99 @@ describe('Redis bus recovery', () => {
     await waitForHealth(c.bus, 'connected');
     expect(a.received.map(({ event }) => event)).toEqual([{ type: 'everything_changed' }]);
     for (const { received } of [a, c]) expect(uncovered(received)).toEqual([]);
+  });
+});
+
+/** A handler standing in for a slow `onRemoteChange`: it holds every remote event until `open()`. */
+function heldApplier(bus: RedisBus) {
+  const applied: ChangeEvent[] = [];
+  const arrivals: Array<() => void> = [];
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  bus.subscribe((event, delivery) => {
+    if (!delivery?.remote) return undefined;
+    for (const arrived of arrivals.splice(0)) arrived();
+    return gate.then(() => void applied.push(event));
+  });
+  /** Resolves once a remote event reached the handler (and is being held). */
+  const arrived = () => new Promise<void>((resolve) => arrivals.push(resolve));
+  return { applied, arrived, open };
+}
+
+/** Whether `promise` settled by now: every reply already received and every microtask run. */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => (done = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+describe('Redis bus read barrier (settled)', () => {
+  it("settled() on B waits until B applied an event published on A, its slow handler included", async () => {
+    const server = await redis();
+    // B's writer is the test's own client, so a PING on it proves B's XREVRANGE was answered before.
+    const writer = createClient({ url: server.url });
+    writer.on('error', () => {});
+    await writer.connect();
+    cleanups.push(async () => writer.destroy());
+    const a = await node(server.url);
+    // node-redis 5's typed `on` does not match RedisClientLike's under strict checks; the object fits at run time.
+    const bBus = await createRedisBus({ redis: writer as unknown as RedisClientLike, blockMs: 1000, settleTimeoutMs: 60_000, log: () => {} });
+    cleanups.push(() => bBus.close());
+    await Promise.all([a.bus, bBus].map((bus) => waitForHealth(bus, 'connected')));
+    const held = heldApplier(bBus);
+    const arrived = held.arrived();
+    a.publish(updated('test://new'));
+    await arrived;
+    const settled = bBus.settled();
+    await writer.sendCommand(['PING']);
+    expect(await settledYet(settled)).toBe(false);
+    expect(held.applied).toEqual([]);
+    held.open();
+    await settled;
+    expect(held.applied).toEqual([updated('test://new')]);
+    // Nothing new since: the next barrier costs one round trip and passes.
+    await bBus.settled();
+    await a.bus.settled();
+    expect(a.received.map(({ event }) => event)).toEqual([updated('test://new')]);
+  });
+
+  it('a read waiting on a node that loses Redis is let go, and settled() answers at once while disconnected', async () => {
+    const server = await redis();
+    const link = await cuttableLink(server.port);
+    cleanups.push(() => link.close());
+    const a = await node(server.url);
+    const c = await node(link.url, { settleTimeoutMs: 60_000 });
+    await Promise.all([a, c].map(({ bus }) => waitForHealth(bus, 'connected')));
+    const held = heldApplier(c.bus);
+    const arrived = held.arrived();
+    a.publish(updated('test://held'));
+    await arrived;
+    const waiting = c.bus.settled();
+    for (const address of link.cut()) await server.command(['CLIENT', 'KILL', 'ADDR', address]);
+    await waitForHealth(c.bus, 'disconnected');
+    await waiting;
+    expect(held.applied).toEqual([]);
+    await c.bus.settled();
+    held.open();
+    // Back on Redis, so the bus closes cleanly.
+    link.restore();
+    await waitForHealth(c.bus, 'connected');
+  });
+
+  it('gives up after settleTimeoutMs and answers anyway, logged', async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const a = await node(server.url);
+    const b = await node(server.url, { settleTimeoutMs: 50, logs });
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    const held = heldApplier(b.bus);
+    const arrived = held.arrived();
+    a.publish(updated('test://stuck'));
+    await arrived;
+    await b.bus.settled();
+    expect(held.applied).toEqual([]);
+    expect(logs.some((line) => /settle timeout/.test(line))).toBe(true);
+    held.open();
   });
 });
