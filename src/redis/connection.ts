@@ -17,8 +17,8 @@ export interface RedisClientLike {
   connect(): Promise<unknown>;
   duplicate(): RedisClientLike;
   sendCommand(args: ReadonlyArray<string>): Promise<unknown>;
-  on(event: 'ready' | 'end' | 'error' | 'reconnecting', listener: (...args: never[]) => void): unknown;
-  off(event: 'ready' | 'end' | 'error' | 'reconnecting', listener: (...args: never[]) => void): unknown;
+  on(event: 'ready' | 'end' | 'error' | 'reconnecting', listener: (...args: unknown[]) => void): unknown;
+  off(event: 'ready' | 'end' | 'error' | 'reconnecting', listener: (...args: unknown[]) => void): unknown;
   close(): Promise<unknown>;
   destroy(): void;
 }
