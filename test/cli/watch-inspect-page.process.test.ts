@@ -6,16 +6,16 @@
  * ready, and every stream drawn with its machine's states and its own
  * passage through them. A screenshot is kept under .tmp/.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenerMachine } from '../../machines/listener.machine.ts';
 import { subscriptionMachine } from '../../machines/subscription.machine.ts';
 import { outlineOf, type StateOutline } from '../../src/inspector/machine-outline.ts';
-import { ROOT, fastDemoEnv, killAllCliRuns, watchCli } from './cli-process.ts';
+import { launchChromium } from '../fixtures/chromium.ts';
+import { ROOT, killAllCliRuns, watchInspected } from './cli-process.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const WAIT_MS = 15_000;
 
 let browser: Browser | undefined;
@@ -62,13 +62,7 @@ function installCardReporter(): void {
 
 /** The page as the test sees it: the latest cards, and a wait for a condition on them. */
 async function openPage(url: string) {
-  // Like redis-server for test/redis/: a Debian package .ci/run installs; say so rather than skip.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage();
   let latest: Card[] = [];
   const waiters = new Set<() => void>();
@@ -124,11 +118,8 @@ const ERAS = [
 
 describe('watch --inspect: the local page in chromium', () => {
   it.each(ERAS)('$era: the connection goes ready → reconnecting → ready on the page and each $machine.id stream shows its states', async ({ era, machine, active }) => {
-    // One change a minute: the page's view is the actors, not the traffic.
-    const run = watchCli(['--json', '--era', era, '--inspect-port', '0'], { ...fastDemoEnv(0), MCP_ACTORS_DEMO_INTERVAL_MS: '60000' });
-    const { event: announced } = await run.event((event) => event.type === 'inspector', 'the inspector line');
-    expect(announced).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/), loopback: true });
-    const { page, cardsOf, waitFor, waitForCards } = await openPage(announced.url as string);
+    const { run, url } = await watchInspected(era);
+    const { page, cardsOf, waitFor, waitForCards } = await openPage(url);
     const activeKey = active.split('.').pop()!;
 
     await waitForCards('connection', (card) => card.current.some((path) => path.startsWith('online.ready.')), 'a ready connection');

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:net';
 import { createParser } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedMessage } from '../../src/inspector/inspection-feed.ts';
-import { fastDemoEnv, killAllCliRuns, watchCli } from './cli-process.ts';
+import { fastDemoEnv, killAllCliRuns, watchCli, watchInspected } from './cli-process.ts';
 
 const servers: Server[] = [];
 const feeds: AbortController[] = [];
@@ -79,12 +79,9 @@ const ERAS = [
 
 describe('watch --inspect', () => {
   it.each(ERAS)('$era: the feed carries the connection, cache, URI worker and $stream actors, their statecharts and their transitions', async ({ era, stream, active }) => {
-    // One change a minute: the feed's view is the actors, not the traffic.
-    const run = watchCli(['--json', '--era', era, '--inspect-port', '0'], { ...fastDemoEnv(0), MCP_ACTORS_DEMO_INTERVAL_MS: '60000' });
-    const { event: announced } = await run.event((event) => event.type === 'inspector', 'the inspector line');
-    expect(announced).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/), loopback: true });
-    expect(announced.feed).toBe(`${announced.url as string}feed`);
-    const feed = await receive(announced.feed as string);
+    const { run, url, feed: feedUrl } = await watchInspected(era);
+    expect(feedUrl).toBe(`${url}feed`);
+    const feed = await receive(feedUrl);
 
     await feed.until((messages) => statesOf(messages, 'connection').includes(`online.ready.${era}`), 'a ready connection');
     await feed.until((messages) => statesOf(messages, stream).includes(active), `an active ${stream}`);
@@ -105,9 +102,8 @@ describe('watch --inspect', () => {
   });
 
   it('answers only its own host names (no DNS rebinding) and only GET', async () => {
-    const run = watchCli(['--json', '--inspect-port', '0'], { ...fastDemoEnv(0), MCP_ACTORS_DEMO_INTERVAL_MS: '60000' });
-    const { event: announced } = await run.event((event) => event.type === 'inspector', 'the inspector line');
-    const url = new URL(announced.url as string);
+    const { run, url: address } = await watchInspected('auto');
+    const url = new URL(address);
     const page = await fetch(url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<title>mcp-actors inspector</title>');

@@ -3,13 +3,13 @@
  * in Debian's chromium: no two edge labels' boxes overlap, so each label of
  * the statecharts in diagrams/ and the README can be read.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../cli/cli-process.ts';
+import { launchChromium } from '../fixtures/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const MERMAID = join(ROOT, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js');
 const DIAGRAMS = join(ROOT, 'diagrams');
 
@@ -35,12 +35,7 @@ const diagrams = readdirSync(DIAGRAMS)
 let browser: Browser | undefined;
 let page: Page;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.setContent('<!doctype html><html><body><div id="out"></div></body></html>');
   await page.addScriptTag({ path: MERMAID });
