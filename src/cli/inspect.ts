@@ -68,6 +68,9 @@ export async function startInspector(address: InspectorAddress): Promise<Running
   };
 }
 
+/** How much unread feed one page may hold before it is cut off. */
+const FEED_BUFFER_BYTES = 1024 * 1024;
+
 /** The Host headers a loopback inspector answers, so a web page on another name (DNS rebinding) cannot read it. */
 const allowedHosts = (host: string, port: number): Set<string> =>
   new Set([host, 'localhost', '127.0.0.1', '[::1]'].map((name) => `${isIP(name) === 6 ? `[${name}]` : name}:${port}`));
@@ -82,7 +85,11 @@ function serve(request: IncomingMessage, response: ServerResponse, feed: Inspect
   }
   if (path === '/feed') {
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-    const send = (message: unknown) => response.write(`data: ${JSON.stringify(message)}\n\n`);
+    const send = (message: unknown) => {
+      response.write(`data: ${JSON.stringify(message)}\n\n`);
+      // A page that stops reading is dropped rather than buffered without bound; EventSource reconnects to the present.
+      if (response.writableLength > FEED_BUFFER_BYTES) response.destroy();
+    };
     for (const message of feed.present()) send(message);
     const unsubscribe = feed.subscribe(send);
     request.once('close', unsubscribe);
