@@ -44,7 +44,8 @@ export interface WatchCommand {
   era: EraPreference;
   selection: InterestSelection;
   json: boolean;
-  inspect: { port: number } | undefined;
+  /** `--inspect`: where the local inspector page listens (loopback unless `--inspect-host` says otherwise). */
+  inspect: { host: string; port: number } | undefined;
   /** Reconnect attempts after a lost connection before giving up; Infinity (the default) never gives up. */
   maxAttempts: number;
   /** Print what the server offers (era, capabilities, lists) and exit instead of watching. */
@@ -56,6 +57,11 @@ export type CliCommand = WatchCommand | { command: 'help' } | { command: 'versio
 
 /** With no selection, how many listed resources have their contents watched (when the server supports resources/subscribe). */
 export const DEFAULT_WATCHED_URIS = 3;
+
+/** The inspector's default port. */
+export const DEFAULT_INSPECT_PORT = 8080;
+/** Loopback by default: the page shows every actor's states and events, which is nobody else's business. */
+export const DEFAULT_INSPECT_HOST = '127.0.0.1';
 
 export const USAGE = `Usage:
   mcp-actors watch [options] [URL]              watch a Streamable HTTP server (no URL: the bundled demo)
@@ -76,8 +82,10 @@ Options:
   --once                    print the era, capabilities and lists, then exit
   --max-attempts N          give up after N reconnect attempts (default: retry forever,
                             ${DEFAULT_BACKOFF.baseDelayMs} ms doubling up to ${DEFAULT_BACKOFF.maxDelayMs / 1000} s, jittered)
-  --inspect                 serve the live actors to the Stately inspector
-  --inspect-port PORT       the inspector's port (default 8080)
+  --inspect                 serve a page of the live actors' statecharts (works offline)
+  --inspect-port PORT       the inspector's port (default ${DEFAULT_INSPECT_PORT}; 0: any free port)
+  --inspect-host HOST       the inspector's address (default ${DEFAULT_INSPECT_HOST}; other than
+                            loopback, anyone who can reach it sees the actors' states and events)
   -v, --version             the version of mcp-actors
   -h, --help                this text
 
@@ -91,8 +99,6 @@ The demo (watch with no target):
 
 Exit status: 0 after Ctrl-C or --once, 1 when the server cannot be watched or the connection ends, 2 for a bad command line.
 (Through npm start or npx, Ctrl-C also reaches npm's shell, and npm then reports 130: see the README.)`;
-
-export const DEFAULT_INSPECT_PORT = 8080;
 
 const ERAS: readonly EraPreference[] = ['auto', 'legacy', 'modern'];
 
@@ -117,6 +123,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
         'max-attempts': { type: 'string' },
         inspect: { type: 'boolean', default: false },
         'inspect-port': { type: 'string' },
+        'inspect-host': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -155,7 +162,10 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     era: values.era as EraPreference,
     selection,
     json: values.json,
-    inspect: values.inspect || values['inspect-port'] !== undefined ? { port: parsePort(values['inspect-port']) } : undefined,
+    inspect:
+      values.inspect || values['inspect-port'] !== undefined || values['inspect-host'] !== undefined
+        ? { host: parseHost(values['inspect-host']), port: parsePort(values['inspect-port']) }
+        : undefined,
     maxAttempts: parseMaxAttempts(values['max-attempts']),
     once: values.once,
   };
@@ -197,6 +207,14 @@ function parseMaxAttempts(text: string | undefined): number {
 function parsePort(text: string | undefined): number {
   if (text === undefined) return DEFAULT_INSPECT_PORT;
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new UsageError(`--inspect-port must be a port number, not "${text}"`);
+  if (!/^\d+$/.test(text) || port > 65_535) throw new UsageError(`--inspect-port must be a port number, not "${text}"`);
   return port;
+}
+
+function parseHost(text: string | undefined): string {
+  if (text === undefined) return DEFAULT_INSPECT_HOST;
+  // A bracketed IPv6 literal as in a URL is accepted too; node:http wants it bare.
+  const host = text.replace(/^\[(.*)\]$/, '$1');
+  if (host === '' || /[\s/]/.test(host)) throw new UsageError(`--inspect-host must be a host name or address, not "${text}"`);
+  return host;
 }

@@ -1,74 +1,99 @@
 /**
- * `watch --inspect`: a local @statelyai/inspect server (WebSocket plus a page
- * that embeds the Stately inspector) and a WebSocket inspector connected to
- * it, whose `inspect` observer is handed to createClient so every actor the
- * client makes (connection, subscriptions, listeners, URI worker, cache)
- * streams its snapshots and events there.
+ * `watch --inspect`: a `node:http` server on a loopback address (unless
+ * `--inspect-host` says otherwise) serving the local inspector page at `/`
+ * and its live feed at `/feed` (Server-Sent Events). The feed's `observe` is
+ * handed to createClient, so every actor the client makes (connection,
+ * subscriptions, listeners, URI worker, cache) shows up on the page. Nothing
+ * is fetched from the network; the page needs no internet.
  */
-import { createServer } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { Inspect } from '../client/ports.ts';
 import { McpActorsError } from '../protocol/errors.ts';
+import { InspectionFeed } from '../inspector/inspection-feed.ts';
+import { INSPECTOR_PAGE } from '../inspector/inspector-page.ts';
 
+/** The inspector's address cannot be bound (port in use, unknown host). */
 export class InspectorPortError extends McpActorsError {
   override readonly name = 'InspectorPortError';
   readonly code = 'inspector_port';
 }
 
-/** `--inspect` without @statelyai/inspect installed (an optional peer dependency of the package). */
-export class InspectorUnavailableError extends McpActorsError {
-  override readonly name = 'InspectorUnavailableError';
-  readonly code = 'inspector_unavailable';
+/** Where the inspector listens: `--inspect-host` and `--inspect-port` (0: any free port). */
+export interface InspectorAddress {
+  host: string;
+  port: number;
 }
 
+/** A started inspector: the observer for createClient, the page's address, and how to stop it. */
 export interface RunningInspector {
   inspect: Inspect;
   /** The page to open in a browser. */
   url: string;
-  /** Where a WebSocket receiver (`createWebSocketReceiver`) connects. */
-  websocket: string;
-  stop(): void;
+  /** The page's live feed (Server-Sent Events, one JSON message per event). */
+  feed: string;
+  /** Whether only this machine can reach it. */
+  loopback: boolean;
+  stop(): Promise<void>;
 }
 
-export async function startInspector(port: number): Promise<RunningInspector> {
-  // The inspector server cannot report a busy port to its caller (it throws from an event), so check first.
-  await assertPortFree(port);
-  const { createWebSocketInspector, createInspectorServer } = await loadInspect();
-  const server = createInspectorServer({ port, autoOpen: false });
-  const websocket = `ws://localhost:${port}`;
-  const inspector = createWebSocketInspector({ url: websocket });
+/** Whether `host` names this machine only (`localhost`, 127.0.0.0/8, `::1`). */
+export const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+
+export async function startInspector(address: InspectorAddress): Promise<RunningInspector> {
+  const feed = new InspectionFeed();
+  const loopback = isLoopback(address.host);
+  const server = createServer((request, response) => serve(request, response, feed, loopback ? allowedHosts(address.host, port()) : undefined));
+  const port = () => (server.address() as { port: number }).port;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      // The error report appends the innermost cause (`EADDRINUSE 127.0.0.1:8080`).
+      reject(new InspectorPortError(`inspector port ${address.port} is not available on ${address.host}; pick another with --inspect-port or --inspect-host`, { cause: error })),
+    );
+    server.listen(address.port, address.host, () => resolve());
+  });
+  const origin = `http://${isIP(address.host) === 6 ? `[${address.host}]` : address.host}:${port()}`;
   return {
-    inspect: inspector.inspect,
-    url: `http://localhost:${port}`,
-    websocket,
-    stop() {
-      inspector.stop();
-      server.stop();
-    },
+    inspect: feed.observe,
+    url: `${origin}/`,
+    feed: `${origin}/feed`,
+    loopback,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Open feeds never end by themselves; close them so the server (and the process) can.
+        server.closeAllConnections();
+      }),
   };
 }
 
-/** Loaded only here, so a watch without --inspect (and every service using the library) never loads it. */
-async function loadInspect() {
-  try {
-    const [{ createWebSocketInspector }, { createInspectorServer }] = await Promise.all([
-      import('@statelyai/inspect'),
-      import('@statelyai/inspect/server'),
-    ]);
-    return { createWebSocketInspector, createInspectorServer };
-  } catch (error) {
-    // Only the package itself missing; a broken install of it (one of its own dependencies gone) keeps its own error.
-    const missing = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes("'@statelyai/inspect'");
-    if (!missing) throw error;
-    throw new InspectorUnavailableError('--inspect needs @statelyai/inspect beside mcp-actors: npm install @statelyai/inspect', { cause: error });
-  }
-}
+/** How much unread feed one page may hold before it is cut off. */
+const FEED_BUFFER_BYTES = 1024 * 1024;
 
-function assertPortFree(port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new InspectorPortError(`inspector port ${port} is not available (${error.code ?? error.message}); pick another with --inspect-port`)),
-    );
-    probe.listen(port, () => probe.close(() => resolve()));
-  });
+/** The Host headers a loopback inspector answers, so a web page on another name (DNS rebinding) cannot read it. */
+const allowedHosts = (host: string, port: number): Set<string> =>
+  new Set([host, 'localhost', '127.0.0.1', '[::1]'].map((name) => `${isIP(name) === 6 ? `[${name}]` : name}:${port}`));
+
+function serve(request: IncomingMessage, response: ServerResponse, feed: InspectionFeed, hosts: Set<string> | undefined): void {
+  if (hosts && !hosts.has(request.headers.host ?? '')) return void response.writeHead(421, { 'content-type': 'text/plain' }).end('unknown host\n');
+  if (request.method !== 'GET') return void response.writeHead(405, { allow: 'GET', 'content-type': 'text/plain' }).end('GET only\n');
+  const path = new URL(request.url ?? '/', 'http://inspector').pathname;
+  if (path === '/') {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'" });
+    return void response.end(INSPECTOR_PAGE);
+  }
+  if (path === '/feed') {
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    const send = (message: unknown) => {
+      response.write(`data: ${JSON.stringify(message)}\n\n`);
+      // A page that stops reading is dropped rather than buffered without bound; EventSource reconnects to the present.
+      if (response.writableLength > FEED_BUFFER_BYTES) response.destroy();
+    };
+    for (const message of feed.present()) send(message);
+    const unsubscribe = feed.subscribe(send);
+    request.once('close', unsubscribe);
+    return;
+  }
+  response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
 }

@@ -46,8 +46,10 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
       return [`${paint('dim', '▸ started')} ${event.command} ${paint('dim', `(pid ${event.pid})`)}`];
     case 'inspector':
       return [
-        `${paint('magenta', '◎ inspector')} open ${paint('bold', event.url)} in a browser`,
-        paint('dim', `(or connect a @statelyai/inspect WebSocket receiver to ${event.websocket})`),
+        `${paint('magenta', '◎ inspector')} open ${paint('bold', event.url)} in a browser ${paint('dim', '(works offline)')}`,
+        ...(event.loopback
+          ? []
+          : [paint('yellow', `⚠ the inspector is not on a loopback address: anyone who can reach ${event.url} sees every actor's states and events`)]),
       ];
     case 'connected': {
       const server = serverLabel(event.server);

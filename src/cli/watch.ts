@@ -34,8 +34,8 @@ export interface Watch {
 export async function startWatch(command: WatchCommand, target: ServerTarget, render: Renderer): Promise<Watch> {
   let inspector: RunningInspector | undefined;
   if (command.inspect) {
-    inspector = await startInspector(command.inspect.port);
-    render({ type: 'inspector', url: inspector.url, websocket: inspector.websocket });
+    inspector = await startInspector(command.inspect);
+    render({ type: 'inspector', url: inspector.url, feed: inspector.feed, loopback: inspector.loopback });
   }
   const transport = transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
   const client = createClient({
@@ -72,7 +72,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
         // After stop() the watch ends when stop() has closed everything, not at the close event.
         if (!stopping) {
           void cache?.close();
-          inspector?.stop();
+          void inspector?.stop();
           finish(1);
         }
       });
@@ -84,7 +84,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
   try {
     await client.connect();
   } catch (cause) {
-    inspector?.stop();
+    await inspector?.stop();
     await client.disconnect().catch(() => {});
     throw new WatchConnectError(`cannot watch ${transport.label}: ${describeCause(cause)}`, { cause });
   }
@@ -109,7 +109,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
     stopping = true;
     await cache.close();
     await client.disconnect();
-    inspector?.stop();
+    await inspector?.stop();
     return { done: Promise.resolve(0), stop: async () => {} };
   }
   const filter = computeFilter(interest, capabilities);
@@ -126,7 +126,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
       await closeReported;
     } finally {
       // Ctrl-C means "stop now": a close that went wrong is still an exit the operator asked for.
-      inspector?.stop();
+      await inspector?.stop();
       finish(0);
     }
   };

@@ -89,15 +89,8 @@ function collectTransitions(node: AnyStateNode, edges: Edge[], notes: Map<AnySta
     if (same) same.labels.push(label);
     else annotations.push({ destination, labels: [label] });
   };
-  const transitions: AnyTransitionDefinition[] = [...node.transitions.values()].flat();
-  transitions.push(...(node.always ?? []));
-  const guardedEvents = new Set<string>();
-  for (const transition of transitions) {
-    const trigger = triggerOf(node, transition);
-    // An unguarded fallback after guarded candidates of the same event is their `else`: one label per guarded transition.
-    const guard = trigger.guard ?? (guardedEvents.has(trigger.event) ? 'else' : undefined);
-    if (trigger.guard) guardedEvents.add(trigger.event);
-    const label = labelText(guard ? `${trigger.event} [${guard}]` : trigger.event);
+  for (const { transition, label: trigger } of labelledTransitions(node)) {
+    const label = labelText(trigger);
     const targets = transition.target ?? [];
     if (targets.length === 0) annotate(undefined, label);
     for (const target of targets as AnyStateNode[]) {
@@ -131,6 +124,23 @@ function isWithin(node: AnyStateNode, ancestor: AnyStateNode): boolean {
 /** Both ends are direct children of one compound state (parallel regions are separate blocks). */
 const sameBlock = (edge: Edge): boolean =>
   edge.source.parent?.type === 'compound' && edge.source.parent === edge.target.parent;
+
+/**
+ * Every transition defined on `node` (event transitions, then `always`), each with its label as the diagrams
+ * write it: `ack [honored]`, `after(ackTimeout)`, `done(listen)`; the inspector page shows the same words.
+ */
+export function labelledTransitions(node: AnyStateNode): { transition: AnyTransitionDefinition; label: string }[] {
+  const transitions: AnyTransitionDefinition[] = [...node.transitions.values()].flat();
+  transitions.push(...(node.always ?? []));
+  const guardedEvents = new Set<string>();
+  return transitions.map((transition) => {
+    const trigger = triggerOf(node, transition);
+    // An unguarded fallback after guarded candidates of the same event is their `else`: one label per guarded transition.
+    const guard = trigger.guard ?? (guardedEvents.has(trigger.event) ? 'else' : undefined);
+    if (trigger.guard) guardedEvents.add(trigger.event);
+    return { transition, label: guard ? `${trigger.event} [${guard}]` : trigger.event };
+  });
+}
 
 function triggerOf(node: AnyStateNode, transition: AnyTransitionDefinition): Trigger {
   const guard = transition.guard === undefined ? undefined : guardName(transition.guard);

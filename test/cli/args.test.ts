@@ -52,9 +52,12 @@ describe('parseCommandLine', () => {
     });
   });
 
-  it('--inspect uses the default port, --inspect-port implies --inspect', () => {
-    expect(parseCommandLine(['watch', '--inspect'])).toMatchObject({ inspect: { port: DEFAULT_INSPECT_PORT } });
-    expect(parseCommandLine(['watch', '--inspect-port', '9999'])).toMatchObject({ inspect: { port: 9999 } });
+  it('--inspect uses the default port on loopback, --inspect-port and --inspect-host imply --inspect', () => {
+    expect(parseCommandLine(['watch', '--inspect'])).toMatchObject({ inspect: { host: '127.0.0.1', port: DEFAULT_INSPECT_PORT } });
+    expect(parseCommandLine(['watch', '--inspect-port', '9999'])).toMatchObject({ inspect: { host: '127.0.0.1', port: 9999 } });
+    expect(parseCommandLine(['watch', '--inspect-port', '0'])).toMatchObject({ inspect: { port: 0 } });
+    expect(parseCommandLine(['watch', '--inspect-host', '0.0.0.0'])).toMatchObject({ inspect: { host: '0.0.0.0', port: DEFAULT_INSPECT_PORT } });
+    expect(parseCommandLine(['watch', '--inspect-host', '[::1]'])).toMatchObject({ inspect: { host: '::1' } });
   });
 
   it('help: no command, -h or --help', () => {
@@ -70,6 +73,8 @@ describe('parseCommandLine', () => {
     [['watch', 'http://a/mcp', '--', 'node'], /either a URL or a command/],
     [['watch', '--'], /no command after --/],
     [['watch', '--inspect-port', '70000'], /--inspect-port must be a port number/],
+    [['watch', '--inspect-port', '-1'], /--inspect-port/],
+    [['watch', '--inspect-host', ''], /--inspect-host must be a host name or address/],
     [['watch', '--uri'], /--uri/],
     [['watch', '--uri', 'not a uri'], /--uri needs a resource URI/],
   ])('%j is a UsageError', (argv, message) => {

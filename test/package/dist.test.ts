@@ -3,7 +3,7 @@
  * points at exists, every relative import in the JavaScript and in the
  * declarations names an emitted `.js` file that is there, and the runtime
  * import graph of each entry point needs nothing but the declared
- * dependencies (the optional peer @statelyai/inspect only behind the CLI's
+ * dependencies (the optional peer redis only behind mcp-actors/redis's
  * dynamic import). The consumer test (test/consumer/run.ts) installs the
  * packed tarball for real; this is the quick check beside the suite.
  */
@@ -115,14 +115,11 @@ describe('dist/', () => {
     }
   });
 
-  it('the CLI loads the optional peer @statelyai/inspect only by dynamic import, and nothing else beyond the dependencies', () => {
+  it('the CLI (its --inspect page included) loads nothing beyond the dependencies, and nothing by dynamic import', () => {
     const { packages, dynamic } = runtimeGraph(join(DIST, 'src/cli/main.js'));
     expect([...packages].filter((name) => !(name in pkg.dependencies))).toEqual([]);
-    expect(Object.keys(pkg.peerDependencies)).toEqual(['@statelyai/inspect', 'redis']);
-    expect(Object.fromEntries(dynamic)).toEqual({
-      '@statelyai/inspect': 'src/cli/inspect.js',
-      '@statelyai/inspect/server': 'src/cli/inspect.js',
-    });
+    expect(Object.keys(pkg.peerDependencies)).toEqual(['redis']);
+    expect(Object.fromEntries(dynamic)).toEqual({});
   });
 
   it('mcp-actors/redis loads the optional peer redis only by dynamic import, and nothing else beyond the dependencies', () => {
