@@ -219,12 +219,13 @@ class HttpClientTransport implements ClientTransport {
     }
   }
 
-  /** Legacy: the standalone GET stream for unsolicited server messages; 405 means the server offers none. */
+  /** Legacy: the standalone GET stream for unsolicited server messages; 405 (404 without a session) means the server offers none. */
   private async openGetStream(endpoint: URL): Promise<void> {
     if (this.getStream !== undefined || this.phase !== 'open') return;
     const controller = this.track(undefined);
     this.getStream = controller;
     let response: Response;
+    const sentSessionId = this.session.id;
     try {
       const headers = this.session.apply(this.baseHeaders());
       headers.set('accept', 'text/event-stream');
@@ -236,7 +237,9 @@ class HttpClientTransport implements ClientTransport {
     }
     if (!response.ok || response.body === null) {
       this.untrack(controller, undefined);
-      if (response.status === 405) {
+      // 405 (or, from a server that minted no session, 404): the server offers no GET stream; list changes
+      // then arrive only on POST response streams. A 404 for a GET that named our session: the session is gone.
+      if (response.status === 405 || (response.status === 404 && sentSessionId === undefined)) {
         await response.body?.cancel().catch(() => undefined);
         return;
       }
