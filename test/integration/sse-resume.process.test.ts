@@ -11,6 +11,7 @@ import type { SubscriberMessage } from '../../src/client/messages.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import type { ServerLimits } from '../../src/server/limits.ts';
 import { CuttingProxy } from '../fixtures/cutting-proxy.ts';
+import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, RESOURCE_UPDATED, TOOLS_CHANGED } from '../server/official-peers.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 
@@ -19,6 +20,7 @@ const servers: McpServer[] = [];
 const proxies: CuttingProxy[] = [];
 afterEach(async () => {
   await ours.disconnectAll();
+  await closeAllPeers();
   await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
@@ -103,5 +105,26 @@ describe('our client against our server through a proxy that cuts the GET stream
     await lists.until(() => lists.notifications().length === 2);
     await resources.until(() => resources.notifications().length === 3);
     expect(new Set(resources.notifications().map(updatedUri))).toEqual(new Set(FIXTURE_URIS.slice(0, 3)));
+  });
+});
+
+describe('the official client 2.4.0 (legacy) against our server through the same proxy', () => {
+  it('resumes its GET stream with Last-Event-ID and gets what it missed, once', async () => {
+    const { server, proxy, url } = await serveBehindProxy();
+    const client = await connectOfficial('legacy', url);
+    const log = new NotificationLog(client, [TOOLS_CHANGED, RESOURCE_UPDATED]);
+    for (const uri of FIXTURE_URIS) await client.subscribeResource({ uri });
+    server.notifyToolsListChanged();
+    await log.waitFor(TOOLS_CHANGED);
+
+    proxy.blackhole();
+    for (const uri of FIXTURE_URIS) server.notifyResourceUpdated(uri);
+    await proxy.swallowedEvents(5);
+    proxy.cut();
+
+    await log.waitFor(RESOURCE_UPDATED, (params) => params.uri === FIXTURE_URIS.at(-1));
+    server.notifyToolsListChanged();
+    await log.waitFor(TOOLS_CHANGED, () => log.methods().filter((method) => method === TOOLS_CHANGED).length === 2);
+    expect(log.seen.filter((entry) => entry.method === RESOURCE_UPDATED).map((entry) => entry.params.uri)).toEqual(FIXTURE_URIS);
   });
 });
