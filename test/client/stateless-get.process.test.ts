@@ -4,7 +4,6 @@
  * the GET stream with 404 or 405: that means "no GET stream here", not
  * "session gone", and the connection keeps working (issue 19).
  */
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -12,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { McpClient } from '../../src/client/client.ts';
 import { recordEvents } from '../fixtures/client-events.ts';
+import { listenOnLoopback } from '../fixtures/loopback-url.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 
 const ours = new OwnClients();
@@ -38,11 +38,7 @@ async function statelessServer(getStatus: 404 | 405) {
     void mcp.connect(transport).then(() => transport.handleRequest(req, res));
   });
   servers.push(http);
-  http.listen(0, '127.0.0.1');
-  await once(http, 'listening');
-  const address = http.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { url: `http://127.0.0.1:${address.port}/mcp`, gotGet };
+  return { url: await listenOnLoopback(http), gotGet };
 }
 
 const callAdd = async (client: McpClient) => {

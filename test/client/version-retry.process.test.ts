@@ -5,10 +5,10 @@
  * server refuses on cue, so a scripted loopback HTTP peer does (as the
  * conformance suite's `request-metadata` scenario does).
  */
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NegotiationError } from '../../src/protocol/errors.ts';
+import { listenOnLoopback } from '../fixtures/loopback-url.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 
 const ours = new OwnClients();
@@ -39,11 +39,7 @@ async function refusingPeer(refusals: number) {
     });
   });
   servers.push(http);
-  http.listen(0, '127.0.0.1');
-  await once(http, 'listening');
-  const address = http.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { url: `http://127.0.0.1:${address.port}/mcp`, seen };
+  return { url: await listenOnLoopback(http), seen };
 }
 
 describe('a server/discover refused with -32022 that lists 2026-07-28', () => {

@@ -14,6 +14,7 @@ import { CuttingProxy } from '../fixtures/cutting-proxy.ts';
 import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, RESOURCE_UPDATED, TOOLS_CHANGED } from '../server/official-peers.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
+import { inbox } from '../fixtures/subscriber-inbox.ts';
 
 const ours = new OwnClients();
 const servers: McpServer[] = [];
@@ -35,18 +36,14 @@ async function serveBehindProxy(limits: Partial<ServerLimits> = {}): Promise<{ s
   return { server, proxy, url: `http://127.0.0.1:${proxy.port}/mcp` };
 }
 
+/** A recording subscriber that can wait until it holds `count` notifications. */
 function collect() {
-  const messages: SubscriberMessage[] = [];
-  let wake: (() => void) | undefined;
-  const subscriber = (message: SubscriberMessage) => {
-    messages.push(message);
-    wake?.();
+  const box = inbox();
+  const notifications = () => box.messages.flatMap((message) => (message.type === 'notification' ? [message] : []));
+  const until = async (holds: () => boolean) => {
+    while (!holds()) await box.next('notification');
   };
-  const notifications = () => messages.flatMap((message) => (message.type === 'notification' ? [message] : []));
-  const until = async (predicate: () => boolean) => {
-    while (!predicate()) await new Promise<void>((resolve) => (wake = resolve));
-  };
-  return { subscriber, messages, notifications, until };
+  return { subscriber: box.subscriber, messages: box.messages, notifications, until };
 }
 
 const updatedUri = (message: SubscriberMessage): unknown => (message.type === 'notification' ? message.params?.uri : undefined);
