@@ -17,6 +17,7 @@ import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 import { ListenStream, type StreamEndReason } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
+import { newRequestStateKey, RequestStateSealer } from './request-state.ts';
 import { ToolInputCompiler } from './tool-arguments.ts';
 
 /** Which change notifications the server offers; all on by default. */
@@ -46,6 +47,12 @@ export interface ServerOptions {
   features?: ServerFeatures;
   /** Caching hints on cacheable modern results; DEFAULT_CACHING by default. */
   caching?: CachingOptions;
+  /**
+   * The 32-byte AES-256-GCM key sealing modern `requestState` (input-required
+   * results); random per server by default. Give every node behind one
+   * endpoint the same key, so a retry may land on any of them.
+   */
+  requestStateKey?: Uint8Array;
 }
 
 export class ServerCore {
@@ -56,6 +63,7 @@ export class ServerCore {
   readonly capabilities: ServerCapabilities;
   readonly caching: Readonly<Record<CacheableResult, CacheHint>>;
   readonly registry = new Registry();
+  readonly requestStates: RequestStateSealer;
   readonly toolInputs = new ToolInputCompiler();
   readonly index = new AudienceIndex();
   readonly bus: ChangeBus;
@@ -72,6 +80,7 @@ export class ServerCore {
     this.pageSize = options.pageSize ?? 50;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.caching = resolveCaching(options.caching);
+    this.requestStates = new RequestStateSealer(options.requestStateKey ?? newRequestStateKey());
     const features = options.features ?? {};
     this.capabilities = {
       tools: { listChanged: features.toolsListChanged ?? true },
@@ -163,6 +172,7 @@ export class ServerCore {
       maxPendingBytes: this.limits.maxPendingBytesPerStream,
       idleMs: this.limits.sessionIdleMs,
       initializeMs: timing.initializeMs,
+      clientRequestTimeoutMs: this.limits.clientRequestTimeoutMs,
       onEnd: (ended, reason) => {
         this.sessions.delete(ended);
         onEnd(reason);

@@ -134,3 +134,57 @@ export const toWireError = (error: unknown): WireError =>
   error instanceof WireError
     ? error
     : new InternalFailure(error instanceof Error ? error.message : 'Internal error', { cause: error });
+
+/** A client's answer to a request the server sent it (sampling, elicitation, roots) does not fit the method's result. */
+export class InvalidClientAnswerError extends WireError {
+  override readonly name = 'InvalidClientAnswerError';
+  readonly rpcCode = ErrorCode.InvalidParams;
+  constructor(readonly method: string, problem: string) {
+    super(`Invalid params: the client's answer to ${method} ${problem}`);
+  }
+}
+
+/** Why a modern retry's `requestState` was refused. */
+export type RequestStateProblem = 'tampered' | 'expired' | 'other_request' | 'too_many_rounds';
+
+/** A `requestState` that fails integrity verification, has expired, or belongs to another request (-32602). */
+export class InvalidRequestStateError extends WireError {
+  override readonly name = 'InvalidRequestStateError';
+  readonly rpcCode = ErrorCode.InvalidParams;
+  override readonly data: { reason: RequestStateProblem };
+  constructor(readonly reason: RequestStateProblem) {
+    super(`Invalid params: requestState refused (${reason})`);
+    this.data = { reason };
+  }
+}
+
+/** A legacy client answered a request the server sent it with a JSON-RPC error. */
+export class ClientRequestRefusedError extends WireError {
+  override readonly name = 'ClientRequestRefusedError';
+  readonly rpcCode = ErrorCode.InternalError;
+  override readonly data: { method: string; error: { code: number; message: string; data?: unknown } };
+  constructor(method: string, error: { code: number; message: string; data?: unknown }) {
+    super(`The client refused ${method}: ${error.message} (${error.code})`);
+    this.data = { method, error };
+  }
+}
+
+/** A legacy client did not answer a request the server sent it within `limits.clientRequestTimeoutMs`. */
+export class ClientRequestTimeoutError extends WireError {
+  override readonly name = 'ClientRequestTimeoutError';
+  readonly rpcCode = ErrorCode.InternalError;
+  override readonly data: { method: string; timeoutMs: number };
+  constructor(method: string, timeoutMs: number) {
+    super(`The client did not answer ${method} within ${timeoutMs} ms`);
+    this.data = { method, timeoutMs };
+  }
+}
+
+/** A request to a legacy client ended unanswered: the handler's own request was cancelled, or the session ended. */
+export class ClientRequestCancelledError extends WireError {
+  override readonly name = 'ClientRequestCancelledError';
+  readonly rpcCode = ErrorCode.InternalError;
+  constructor(readonly method: string, readonly why: 'request_cancelled' | 'session_ended') {
+    super(`${method} to the client ended unanswered (${why})`);
+  }
+}

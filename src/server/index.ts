@@ -50,5 +50,28 @@ export {
   ResourceNotFoundError,
   LimitExceededError,
 } from './errors.ts';
+export {
+  InvalidClientAnswerError,
+  InvalidRequestStateError,
+  ClientRequestRefusedError,
+  ClientRequestTimeoutError,
+  ClientRequestCancelledError,
+  type RequestStateProblem,
+} from './errors.ts';
+export type {
+  ClientInput,
+  AskOptions,
+  ElicitParams,
+  ElicitFormParams,
+  ElicitUrlParams,
+  ElicitResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  SamplingMessage,
+  ListRootsResult,
+  Root,
+} from './client-input.ts';
+export { InputRequiredSignal } from './input-round.ts';
+export { newRequestStateKey } from './request-state.ts';
 export type { StreamEndReason } from './listen-stream.ts';
 export type { SessionEndReason } from './legacy-session.ts';
