@@ -95,7 +95,22 @@ export type ClientMethod = 'elicitation/create' | 'sampling/createMessage' | 'ro
 
 /** How one era carries an ask; answers it or rejects. Internal to the server. */
 export interface ClientAsker {
+  /**
+   * What an ask the client has no capability for throws: modern, the spec's
+   * -32021 error; legacy (which has no such code), a plain failure, so a tool
+   * reports it as its own error (`isError: true`).
+   */
+  readonly refusesUndeclared: 'wire_error' | 'handler_failure';
   ask(method: ClientMethod, params: JsonObject, key: string): Promise<JsonObject>;
+}
+
+/** A legacy client did not declare (in `initialize`) the capability an ask needs; nothing was sent. */
+export class UndeclaredClientCapabilityError extends Error {
+  override readonly name = 'UndeclaredClientCapabilityError';
+  readonly code = 'client_capability_undeclared';
+  constructor(readonly method: ClientMethod, readonly required: Record<string, object>) {
+    super(`The client did not declare the ${Object.keys(required).join(', ')} capability that ${method} needs`);
+  }
 }
 
 /** The asking part of a handler's context (see RequestContext). */
@@ -164,7 +179,9 @@ export function clientInput(asker: ClientAsker, capabilities: Readonly<Record<st
   const counts = new Map<ClientMethod, number>();
   const ask = async (method: ClientMethod, params: JsonObject, options: AskOptions | undefined): Promise<JsonObject> => {
     const needed = requiredCapability(method, params);
-    if (needed && !declares(capabilities, needed)) throw new MissingClientCapabilityError(needed);
+    if (needed && !declares(capabilities, needed)) {
+      throw asker.refusesUndeclared === 'wire_error' ? new MissingClientCapabilityError(needed) : new UndeclaredClientCapabilityError(method, needed);
+    }
     const count = (counts.get(method) ?? 0) + 1;
     counts.set(method, count);
     const key = options?.key ?? `${AUTO_KEY_PREFIX[method]}-${count}`;

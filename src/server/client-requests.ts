@@ -28,7 +28,7 @@ export class ClientRequests {
 
   /** The asker for one request of this session: its channel carries the asks, its signal cancels them. */
   askerFor(channel: ReplyChannel, signal: AbortSignal): ClientAsker {
-    return { ask: (method, params) => this.send(method, params, channel, signal) };
+    return { refusesUndeclared: 'handler_failure', ask: (method, params) => this.send(method, params, channel, signal) };
   }
 
   /** Settles the request a client response answers; false when it answers none pending (late, unknown or duplicate). */

@@ -58,6 +58,7 @@ export {
   ClientRequestCancelledError,
   type RequestStateProblem,
 } from './errors.ts';
+export { UndeclaredClientCapabilityError } from './client-input.ts';
 export type {
   ClientInput,
   AskOptions,

@@ -35,6 +35,7 @@ export interface InputRoundLimits {
 }
 
 export class InputRound implements ClientAsker {
+  readonly refusesUndeclared = 'wire_error';
   /** This attempt's number: 0 without a request state, else the rounds already completed. */
   readonly round: number;
   private readonly known: Record<string, JsonObject>;

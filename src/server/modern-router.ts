@@ -65,6 +65,7 @@ export async function routeModern(core: ServerCore, request: JsonRpcRequest, cha
 
 /** Methods outside INPUT_METHODS run no handler that could ask; should one ever, it is refused. */
 const NO_ASKS: ClientAsker = {
+  refusesUndeclared: 'wire_error',
   ask: (method) => Promise.reject(new InvalidRequestError(`Invalid request: ${method} cannot be asked while answering this method`)),
 };
 
