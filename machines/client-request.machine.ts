@@ -48,20 +48,10 @@ export const clientRequestMachine = setup({
     output: {} as ClientRequestOutcome,
   },
   actions: {
-    recordEvent: assign({
-      outcome: ({ event }): ClientRequestOutcome => {
-        switch (event.type) {
-          case 'response.result':
-            return { type: 'answered', result: event.result };
-          case 'response.error':
-            return { type: 'refused', error: event.error };
-          case 'asker.cancelled':
-            return { type: 'cancelled', reason: event.reason };
-          case 'peer.gone':
-            return { type: 'peer_gone' };
-        }
-      },
-    }),
+    recordAnswer: assign({ outcome: ({ event }) => (event.type === 'response.result' ? { type: 'answered' as const, result: event.result } : undefined) }),
+    recordRefusal: assign({ outcome: ({ event }) => (event.type === 'response.error' ? { type: 'refused' as const, error: event.error } : undefined) }),
+    recordCancel: assign({ outcome: ({ event }) => (event.type === 'asker.cancelled' ? { type: 'cancelled' as const, reason: event.reason } : undefined) }),
+    recordPeerGone: assign({ outcome: { type: 'peer_gone' } as ClientRequestOutcome }),
     recordTimeout: assign({ outcome: ({ context }): ClientRequestOutcome => ({ type: 'timed_out', timeoutMs: context.timeoutMs }) }),
   },
   delays: {
@@ -74,10 +64,10 @@ export const clientRequestMachine = setup({
   states: {
     awaiting: {
       on: {
-        'response.result': { target: 'settled', actions: 'recordEvent' },
-        'response.error': { target: 'settled', actions: 'recordEvent' },
-        'asker.cancelled': { target: 'settled', actions: 'recordEvent' },
-        'peer.gone': { target: 'settled', actions: 'recordEvent' },
+        'response.result': { target: 'settled', actions: 'recordAnswer' },
+        'response.error': { target: 'settled', actions: 'recordRefusal' },
+        'asker.cancelled': { target: 'settled', actions: 'recordCancel' },
+        'peer.gone': { target: 'settled', actions: 'recordPeerGone' },
       },
       after: { askTimeout: { target: 'settled', actions: 'recordTimeout' } },
     },

@@ -25,7 +25,7 @@ interface Asked {
   params: Record<string, unknown>;
 }
 
-function newClient(era: Era, capabilities: Capability[], options: { manual?: boolean } = {}): { client: Client; asked: Asked[] } {
+function newClient(era: Era, capabilities: Capability[], options: { manual?: boolean } = {}): Peer {
   const asked: Asked[] = [];
   const declared = Object.fromEntries(capabilities.map((name) => [name, {}]));
   const client = new Client({ name: 'asking-test', version: '1.0.0' }, {
@@ -73,6 +73,22 @@ async function overHttp(era: Era, capabilities: Capability[], options: { manual?
 
 const textOf = (result: unknown): string => (result as { content: { text: string }[] }).content[0]!.text;
 
+type Peer = { client: Client; asked: Asked[] };
+
+/** The two-step tool: each question asked once, in order, and both answers reach the result (whatever the era). */
+async function expectTwoSteps({ client, asked }: Peer): Promise<void> {
+  const result = await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} });
+  expect(textOf(result)).toBe('name-answer likes color-answer');
+  expect(asked.map((ask) => ask.params.message)).toEqual(['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
+}
+
+/** The tool asking elicitation, sampling and roots together: each asked once, every answer used (whatever the era). */
+async function expectThreeKinds({ client, asked }: Peer): Promise<void> {
+  const result = await client.callTool({ name: 'test_input_required_result_multiple_inputs', arguments: {} });
+  expect(textOf(result)).toBe('Paris name-answer (1 roots)');
+  expect(asked.map((ask) => ask.method).sort()).toEqual(['elicitation/create', 'roots/list', 'sampling/createMessage']);
+}
+
 beforeAll(async () => {
   server = createServer({ name: 'asking-http', version: '1.0.0' });
   defineInputTools(server);
@@ -96,17 +112,11 @@ describe('modern era: input-required results, fulfilled by the official client',
   });
 
   it('carries earlier answers in requestState across rounds, asking each question once', async () => {
-    const { client, asked } = await overHttp('modern', ['elicitation']);
-    const result = await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} });
-    expect(textOf(result)).toBe('name-answer likes color-answer');
-    expect(asked.map((ask) => ask.params.message)).toEqual(['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
+    await expectTwoSteps(await overHttp('modern', ['elicitation']));
   });
 
   it('asks for elicitation, sampling and roots in one round, over stdio', async () => {
-    const { client, asked } = await overStdio('modern', ['elicitation', 'sampling', 'roots']);
-    const result = await client.callTool({ name: 'test_input_required_result_multiple_inputs', arguments: {} });
-    expect(textOf(result)).toBe('Paris name-answer (1 roots)');
-    expect(asked.map((ask) => ask.method).sort()).toEqual(['elicitation/create', 'roots/list', 'sampling/createMessage']);
+    await expectThreeKinds(await overStdio('modern', ['elicitation', 'sampling', 'roots']));
   });
 
   it('asks from a prompt handler too', async () => {
@@ -147,17 +157,11 @@ describe('legacy era: requests to the client over the session', () => {
   });
 
   it('sends elicitation/create on the POST response stream over HTTP', async () => {
-    const { client, asked } = await overHttp('legacy', ['elicitation']);
-    const result = await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} });
-    expect(textOf(result)).toBe('name-answer likes color-answer');
-    expect(asked.map((ask) => ask.params.message)).toEqual(['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
+    await expectTwoSteps(await overHttp('legacy', ['elicitation']));
   });
 
   it('runs the same handler as the modern era: sampling and roots over stdio', async () => {
-    const { client, asked } = await overStdio('legacy', ['elicitation', 'sampling', 'roots']);
-    const result = await client.callTool({ name: 'test_input_required_result_multiple_inputs', arguments: {} });
-    expect(textOf(result)).toBe('Paris name-answer (1 roots)');
-    expect(asked.map((ask) => ask.method).sort()).toEqual(['elicitation/create', 'roots/list', 'sampling/createMessage']);
+    await expectThreeKinds(await overStdio('legacy', ['elicitation', 'sampling', 'roots']));
   });
 
   it('fails the tool, asking nothing, when the client did not declare sampling (legacy has no -32021)', async () => {
