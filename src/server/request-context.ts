@@ -30,7 +30,9 @@ export const isLogLevel = (value: unknown): value is LogLevel =>
  * `limits.clientRequestTimeoutMs` and this request's `signal`); modern, an
  * input-required result and the client's retry, on which the handler runs
  * again and each ask answers at once with the client's response. An ask the
- * client did not declare the capability for throws MissingClientCapabilityError.
+ * client did not declare the capability for is never sent: it throws
+ * MissingClientCapabilityError (-32021, modern) or
+ * UndeclaredClientCapabilityError (legacy, whose protocol has no such code).
  */
 export interface RequestContext extends ClientInput {
   readonly era: Era;
