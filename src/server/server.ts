@@ -18,6 +18,7 @@ import type {
   ToolDefinition,
   ToolHandler,
 } from './registry.ts';
+import { bindResourceTemplate, type ResourceTemplateDefinition, type ResourceTemplateReader } from './resource-templates.ts';
 import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from './stdio.ts';
 
 export interface McpServer {
@@ -34,6 +35,14 @@ export interface McpServer {
   /** Throws InvalidCachingError (registering nothing) when `definition.caching` is malformed. */
   defineResource(uri: string, definition: ResourceDefinition, read: ResourceReader): void;
   removeResource(uri: string): boolean;
+  /**
+   * An RFC 6570 (level 1–3) resource template, listed by `resources/templates/list`; a `resources/read` of a URI
+   * no fixed resource has goes to the first template (in uriTemplate order) it matches, with the variables
+   * decoded. Replaces a template of the same `uriTemplate`. Throws InvalidUriTemplateError or InvalidCachingError,
+   * registering nothing, when the template or its definition is malformed. Announce it with notifyResourcesListChanged.
+   */
+  defineResourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, read: ResourceTemplateReader): void;
+  removeResourceTemplate(uriTemplate: string): boolean;
   /** Legacy: every initialized session. Modern: every listen stream that asked for tools. */
   notifyToolsListChanged(): void;
   notifyPromptsListChanged(): void;
@@ -89,6 +98,10 @@ export function createServer(options: ServerOptions): McpServer {
       core.registry.resources.set(uri, definition, read);
     },
     removeResource: (uri) => core.registry.resources.delete(uri),
+    defineResourceTemplate(uriTemplate, definition, read) {
+      core.registry.resourceTemplates.set(uriTemplate, definition, bindResourceTemplate(uriTemplate, definition, read));
+    },
+    removeResourceTemplate: (uriTemplate) => core.registry.resourceTemplates.delete(uriTemplate),
     notifyToolsListChanged: () => core.bus.publish({ type: 'tools_list_changed' }),
     notifyPromptsListChanged: () => core.bus.publish({ type: 'prompts_list_changed' }),
     notifyResourcesListChanged: () => core.bus.publish({ type: 'resources_list_changed' }),
