@@ -55,6 +55,7 @@ export function bindResourceTemplate(uriTemplate: string, definition: ResourceTe
   return { template, read };
 }
 
+/** One page of `resources/templates/list`, sorted by uriTemplate, without the server-side `caching` and `complete`. */
 export function listResourceTemplates(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
   const { items, nextCursor } = registry.resourceTemplates.page(params?.cursor, pageSize);
   const resourceTemplates = items.map(({ key, definition }) => {

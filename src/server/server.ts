@@ -42,6 +42,7 @@ export interface McpServer {
    * registering nothing, when the template or its definition is malformed. Announce it with notifyResourcesListChanged.
    */
   defineResourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, read: ResourceTemplateReader): void;
+  /** False if no template has this `uriTemplate`; announce the removal with notifyResourcesListChanged. */
   removeResourceTemplate(uriTemplate: string): boolean;
   /** Legacy: every initialized session. Modern: every listen stream that asked for tools. */
   notifyToolsListChanged(): void;
