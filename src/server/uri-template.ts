@@ -164,7 +164,9 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 /** A value's characters: its operator's allowed set less its separator, so adjacent values split one way only. */
 function valuePattern(operator: TemplateOperator): string {
   const rule = RULES[operator];
-  const allowed = rule.reserved ? UNRESERVED_CLASS + RESERVED_CLASS.replace(',', '') : UNRESERVED_CLASS.replace(operator === '.' ? '.' : '', '');
+  let allowed = UNRESERVED_CLASS;
+  if (rule.reserved) allowed += RESERVED_CLASS.replace(',', '');
+  else if (operator === '.') allowed = allowed.replace('.', '');
   return `(?:[${allowed}]|${PCT})*`;
 }
 
