@@ -7,9 +7,10 @@
  * and `hasMore` saying how many there were (2025-11-25 completion page).
  */
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { InvalidPromptError } from './definition-errors.ts';
 import { InternalFailure, InvalidParamsError } from './errors.ts';
 import { isJsonObject } from './json-values.ts';
-import type { Registry } from './registry.ts';
+import type { PromptDefinition, Registry } from './registry.ts';
 import type { RequestContext } from './request-context.ts';
 
 /** What a completion callback gets besides the partial value. */
@@ -32,6 +33,15 @@ export function canComplete(registry: Registry): boolean {
     registry.prompts.all().some(({ definition }) => definition.arguments?.some((argument) => argument.complete !== undefined)) ||
     registry.resourceTemplates.all().some(({ definition }) => Object.keys(definition.complete ?? {}).length > 0)
   );
+}
+
+/** Throws InvalidPromptError when an argument's `complete` is there but is no function. */
+export function checkPromptCompletions(name: string, definition: PromptDefinition): void {
+  for (const argument of definition.arguments ?? []) {
+    if (argument.complete !== undefined && typeof argument.complete !== 'function') {
+      throw new InvalidPromptError(name, `argument ${argument.name}: complete is not a function`);
+    }
+  }
 }
 
 function completer(registry: Registry, ref: unknown, argument: string): CompleteCallback | undefined {

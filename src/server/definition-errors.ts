@@ -36,3 +36,12 @@ export class InvalidUriTemplateError extends McpActorsError {
     super(`resource template ${JSON.stringify(template)}: ${problem}`);
   }
 }
+
+/** A prompt definition the server cannot serve (an argument's `complete` that is no function); nothing is registered. */
+export class InvalidPromptError extends McpActorsError {
+  override readonly name = 'InvalidPromptError';
+  readonly code = 'invalid_prompt';
+  constructor(readonly prompt: string, problem: string) {
+    super(`prompt ${prompt}: ${problem}`);
+  }
+}

@@ -84,8 +84,8 @@ export class MissingClientCapabilityError extends WireError {
 /**
  * A `resources/read` of a URI the server does not have: -32002 in the legacy
  * era (2025-11-25), -32602 Invalid Params in the modern era (2026-07-28,
- * SEP-2164), with the URI in `data` either way. A reader that throws it
- * should pass `context.era`.
+ * SEP-2164), with the URI in `data` either way. A resource or template
+ * reader may throw it; the server then answers with the requester's era's code.
  */
 export class ResourceNotFoundError extends WireError {
   override readonly name = 'ResourceNotFoundError';

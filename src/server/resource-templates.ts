@@ -82,10 +82,15 @@ function matchTemplate(registry: Registry, uri: string): TemplateMatch | undefin
 /** The contents of `uri`: its fixed resource, else the first template matching it; else ResourceNotFoundError for the era. */
 export async function readResource(registry: Registry, uri: string, context: RequestContext): Promise<JsonObject> {
   const entry = registry.resources.get(uri);
-  if (entry) return { contents: await entry.handler(uri, context) };
-  const match = matchTemplate(registry, uri);
-  if (!match) throw new ResourceNotFoundError(uri, context.era);
-  return { contents: await match.binding.read(uri, match.variables, context) };
+  const match = entry ? undefined : matchTemplate(registry, uri);
+  if (!entry && !match) throw new ResourceNotFoundError(uri, context.era);
+  try {
+    return { contents: await (entry ? entry.handler(uri, context) : match!.binding.read(uri, match!.variables, context)) };
+  } catch (error) {
+    // A reader may find that a matching URI names nothing after all: the era decides the code, not the reader.
+    if (error instanceof ResourceNotFoundError) throw new ResourceNotFoundError(error.data.uri, context.era);
+    throw error;
+  }
 }
 
 /** The caching hints a resource or the template it is read through gives its own `resources/read`. */

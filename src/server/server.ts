@@ -18,6 +18,7 @@ import type {
   ToolDefinition,
   ToolHandler,
 } from './registry.ts';
+import { checkPromptCompletions } from './completions.ts';
 import { bindResourceTemplate, type ResourceTemplateDefinition, type ResourceTemplateReader } from './resource-templates.ts';
 import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from './stdio.ts';
 
@@ -30,6 +31,7 @@ export interface McpServer {
    */
   defineTool(name: string, definition: ToolDefinition, handler: ToolHandler): void;
   removeTool(name: string): boolean;
+  /** Throws InvalidPromptError, registering nothing, when an argument's `complete` is not a function. */
   definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
   removePrompt(name: string): boolean;
   /** Throws InvalidCachingError (registering nothing) when `definition.caching` is malformed. */
@@ -92,7 +94,10 @@ export function createServer(options: ServerOptions): McpServer {
       core.toolInputs.release(name);
       return core.registry.tools.delete(name);
     },
-    definePrompt: (name, definition, handler) => core.registry.prompts.set(name, definition, handler),
+    definePrompt(name, definition, handler) {
+      checkPromptCompletions(name, definition);
+      core.registry.prompts.set(name, definition, handler);
+    },
     removePrompt: (name) => core.registry.prompts.delete(name),
     defineResource(uri, definition, read) {
       checkCacheHint(definition.caching, `resource ${uri}: caching`);

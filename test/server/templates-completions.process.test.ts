@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
-import { createServer, DEFAULT_CACHING, InvalidUriTemplateError, type McpServer } from '../../src/server/index.ts';
+import { createServer, DEFAULT_CACHING, InvalidPromptError, InvalidUriTemplateError, ResourceNotFoundError, type McpServer } from '../../src/server/index.ts';
 import { buildTemplatesServer, MANY_DAYS } from '../fixtures/templates-server-setup.ts';
 import { closeAllPeers, connectHttp, connectStdio, NotificationLog, RESOURCES_CHANGED, wire, type Era } from './official-peers.ts';
 
@@ -177,11 +177,26 @@ describe('templates and completions on an HTTP server changed at run time', () =
     expect(reads[1]).toMatchObject(DEFAULT_CACHING.read);
   });
 
+  it.each(['legacy', 'modern'] as const)('answers a reader\'s own ResourceNotFoundError with the era\'s code, and a bad completion with -32603 (%s)', async (era) => {
+    const url = await start();
+    server!.defineResourceTemplate('users://{id}', { name: 'user' }, (uri, { id }) => {
+      if (id !== 'ada') throw new ResourceNotFoundError(uri);
+      return [{ uri, text: 'Ada' }];
+    });
+    server!.definePrompt('broken', { arguments: [{ name: 'x', complete: (() => 'not a list') as never }] }, () => ({ messages: [] }));
+    const client = await connectHttp(era, url);
+    expect((await client.readResource({ uri: 'users://ada' })).contents).toEqual([{ uri: 'users://ada', text: 'Ada' }]);
+    expect(await wireErrorCode(client, client.readResource({ uri: 'users://bob' }))).toBe(era === 'modern' ? -32602 : -32002);
+    expect(await errorCode(client.complete({ ref: { type: 'ref/prompt', name: 'broken' }, argument: { name: 'x', value: '' } }))).toBe(-32603);
+  });
+
   it('refuses a malformed template or completions for a variable it lacks, registering nothing', async () => {
     const url = await start();
     expect(() => server!.defineResourceTemplate('t://{id*}', { name: 'exploded' }, read)).toThrow(InvalidUriTemplateError);
     expect(() => server!.defineResourceTemplate('t://{id}', { name: 't', complete: { other: () => [] } }, read)).toThrow('other');
+    expect(() => server!.definePrompt('p', { arguments: [{ name: 'x', complete: 'x' as never }] }, () => ({ messages: [] }))).toThrow(InvalidPromptError);
     const client = await connectHttp('legacy', url);
     expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    expect((await client.listPrompts()).prompts).toEqual([]);
   });
 });
