@@ -8,7 +8,8 @@
  * variable of a non-query expression must be present, and a value may not
  * contain its expression's separator unencoded (`,` under `+` and `#`, `.`
  * under `.`). Query expressions (`?`, `&`) match any subset of their
- * variables in any order, as clients fill them in.
+ * variables in any order, as clients fill them in. A `{var}` or `{+var}`
+ * right after another expression is refused: no one split is right.
  */
 import { InvalidUriTemplateError } from './definition-errors.ts';
 
@@ -114,7 +115,12 @@ function parse(template: string): Part[] {
     if (open === -1) break;
     const close = template.indexOf('}', open);
     if (close === -1) throw new InvalidUriTemplateError(template, 'a { without its }');
-    parts.push(parseExpression(template, template.slice(open + 1, close)));
+    const expression = parseExpression(template, template.slice(open + 1, close));
+    // `{a}{b}` has no one reading, and trying every split of a long URI is quadratic or worse.
+    if (RULES[expression.operator].first === '' && parts.length > 0 && typeof parts[parts.length - 1] !== 'string') {
+      throw new InvalidUriTemplateError(template, `{${template.slice(open + 1, close)}} follows another expression with nothing between them`);
+    }
+    parts.push(expression);
     at = close + 1;
   }
   return parts;
@@ -167,7 +173,8 @@ function valuePattern(operator: TemplateOperator): string {
   let allowed = UNRESERVED_CLASS;
   if (rule.reserved) allowed += RESERVED_CLASS.replace(',', '');
   else if (operator === '.') allowed = allowed.replace('.', '');
-  return `(?:[${allowed}]|${PCT})*`;
+  // Reserved values take as little as they can, so `{+path}{?q}` leaves the query to the query expression.
+  return `(?:[${allowed}]|${PCT})*${rule.reserved ? '?' : ''}`;
 }
 
 function patternOf(part: Part): string {

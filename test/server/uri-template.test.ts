@@ -63,6 +63,12 @@ describe('match', () => {
     expect(new UriTemplate('file:///{path}').match('file:///a/b/c.txt')).toBeUndefined();
   });
 
+  it('leaves the query to a query expression after reserved expansion', () => {
+    const template = new UriTemplate('file:///{+path}{?version}');
+    expect(template.match('file:///a/b.txt?version=2')).toEqual({ path: 'a/b.txt', version: '2' });
+    expect(template.match('file:///a/b.txt')).toEqual({ path: 'a/b.txt' });
+  });
+
   it('matches a query expression with any subset of its variables, in any order', () => {
     const template = new UriTemplate('search://items{?q,page}');
     expect(template.match('search://items')).toEqual({});
@@ -84,6 +90,8 @@ describe('templates refused', () => {
     ['a b/{var}', 'may not'],
     ['{}', 'invalid variable name'],
     ['{a-b}', 'invalid variable name'],
+    ['x/{a}{b}', 'nothing between them'],
+    ['x/{a}{+b}', 'nothing between them'],
   ])('%s is refused (%s)', (template, problem) => {
     const attempt = () => new UriTemplate(template);
     expect(attempt).toThrow(InvalidUriTemplateError);
