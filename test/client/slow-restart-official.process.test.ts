@@ -36,7 +36,12 @@ const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, i
  */
 const RESTART_DELAYS_MS = [8_000, 0, 2_500, 300, 4_000, 0, 2_200, 100, 3_000, 500];
 
-/** The official dual-era server, started `delays[attempt]` ms late on each connection attempt. */
+/**
+ * The official dual-era server, started `delays[attempt]` ms late on each
+ * connection attempt. Unlike the other stdio peers (ready-stdio-transport.ts)
+ * the client does not wait for the server's readiness line: racing the probe
+ * timeout against a slow start is what these tests are about.
+ */
 function delayedOfficial(delays: (attempt: number) => number, flags: string[] = []) {
   const transports: StdioClientTransport[] = [];
   const factory: TransportFactory = () => {
