@@ -35,7 +35,8 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
   let inspector: RunningInspector | undefined;
   if (command.inspect) {
     inspector = await startInspector(command.inspect);
-    render({ type: 'inspector', url: inspector.url, feed: inspector.feed, loopback: inspector.loopback });
+    const { url, feed, stately, statelySocket, loopback } = inspector;
+    render({ type: 'inspector', url, feed, stately, statelySocket, loopback });
   }
   const transport = transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
   const client = createClient({
