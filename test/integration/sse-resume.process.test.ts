@@ -11,6 +11,7 @@ import type { SubscriberMessage } from '../../src/client/messages.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import type { ServerLimits } from '../../src/server/limits.ts';
 import { CuttingProxy } from '../fixtures/cutting-proxy.ts';
+import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, RESOURCE_UPDATED, TOOLS_CHANGED } from '../server/official-peers.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
@@ -19,9 +20,11 @@ import { inbox } from '../fixtures/subscriber-inbox.ts';
 const ours = new OwnClients();
 const servers: McpServer[] = [];
 const proxies: CuttingProxy[] = [];
+const fixtures: HttpFixture[] = [];
 afterEach(async () => {
   await ours.disconnectAll();
   await closeAllPeers();
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
   await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
@@ -123,5 +126,34 @@ describe('the official client 2.4.0 (legacy) against our server through the same
     server.notifyToolsListChanged();
     await log.waitFor(TOOLS_CHANGED, () => log.methods().filter((method) => method === TOOLS_CHANGED).length === 2);
     expect(log.seen.filter((entry) => entry.method === RESOURCE_UPDATED).map((entry) => entry.params.uri)).toEqual(FIXTURE_URIS);
+  });
+});
+
+describe('our client against the official legacy server (sdk 1.32.2 with an event store) through the same proxy', () => {
+  it('resumes the GET stream with Last-Event-ID: the updates sent while it was dead arrive once', async () => {
+    const fixture = await startHttpFixture('legacy', { args: ['--event-store', '10'] });
+    fixtures.push(fixture);
+    const target = new URL(fixture.url);
+    const proxy = await CuttingProxy.start(Number(target.port));
+    proxies.push(proxy);
+    const client = await ours.connectHttp(`http://127.0.0.1:${proxy.port}${target.pathname}`, { era: 'legacy' });
+    const lists = collect();
+    const resources = collect();
+    await client.subscribeNotifications({ toolsListChanged: true }, lists.subscriber);
+    await client.subscribeNotifications({ resourceSubscriptions: FIXTURE_URIS }, resources.subscriber);
+    await client.callTool('emit', { kind: 'tools' });
+    await lists.until(() => lists.notifications().length === 1);
+
+    // Only the GET stream's connection goes dead: the emit calls still go through on their own connections.
+    proxy.blackhole('GET');
+    for (const uri of FIXTURE_URIS) await client.callTool('emit', { kind: 'updated', uri });
+    await proxy.swallowedEvents(FIXTURE_URIS.length);
+    proxy.cut();
+
+    await resources.until(() => resources.notifications().length === FIXTURE_URIS.length);
+    await client.callTool('emit', { kind: 'tools' });
+    await lists.until(() => lists.notifications().length === 2);
+    expect(resources.notifications().map(updatedUri)).toEqual(FIXTURE_URIS);
+    expect([...lists.messages, ...resources.messages].filter((message) => message.type !== 'notification')).toEqual([]);
   });
 });
