@@ -1,8 +1,7 @@
 /**
  * Our client against our server across a real boundary: loopback HTTP
  * (server in this process; sessions, and the SSE stream a close ends) and
- * stdio (server in a child process that is killed and restarted), in both
- * eras. The behaviours that are not about the boundary run over the
+ * stdio (server in a child process that is killed and restarted). The behaviours that are not about the boundary run over the
  * in-memory pair in own-stack.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { collect } from '../fixtures/message-collector.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, type FixtureOptions } from '../fixtures/own-server-setup.ts';
 import { stdioPeer } from '../fixtures/stdio-peers.ts';
+import { listensAcrossRestart, RESTART_RECONNECT } from './restart-scenario.ts';
 
 const ours = new OwnClients();
 const servers: McpServer[] = [];
@@ -55,19 +55,10 @@ describe('our client against our server over HTTP', () => {
 });
 
 describe('our client against our server over stdio', () => {
-  it.each(['legacy', 'modern'] as const)('%s: listens, receives a change, and survives a restart', async (era) => {
+  // The legacy era of this scenario runs over an in-memory link cut in own-stack.test.ts.
+  it('modern: listens, receives a change, and survives a restart', async () => {
     const peer = stdioPeer('own-server-stdio.ts');
-    const client = await ours.connect({ transport: peer.factory, era, reconnect: { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50 } });
-    expect(client.era).toBe(era);
-    const box = collect();
-    if (era === 'modern') await client.listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, box.subscriber);
-    else await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, box.subscriber);
-    await emit(client, 'tools');
-    await box.until(() => box.count('notification') === 1);
-    peer.kill();
-    await box.until(() => box.count('reconnected') === 1);
-    await emit(client, 'updated', 'test://resource/1');
-    await box.until(() => box.count('notification') === 2);
-    expect(box.messages.at(-1)).toMatchObject({ type: 'notification', params: { uri: 'test://resource/1' } });
+    const client = await ours.connect({ transport: peer.factory, era: 'modern', reconnect: RESTART_RECONNECT });
+    await listensAcrossRestart(client, 'modern', () => peer.kill());
   });
 });

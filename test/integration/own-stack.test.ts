@@ -8,11 +8,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientOptions, McpClient } from '../../src/client/client.ts';
 import type { McpServer } from '../../src/server/index.ts';
-import { inMemoryTransport } from '../../src/transport/in-memory.ts';
+import { inMemoryTransport, type InMemoryClientTransport } from '../../src/transport/in-memory.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { collect } from '../fixtures/message-collector.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, type FixtureOptions } from '../fixtures/own-server-setup.ts';
+import { listensAcrossRestart, RESTART_RECONNECT } from './restart-scenario.ts';
 
 const ours = new OwnClients();
 const servers: McpServer[] = [];
@@ -22,7 +23,7 @@ afterEach(async () => {
 });
 
 /** A transport factory whose every connection attempt is a fresh link to a new fixture server. */
-function memoryServer(options: FixtureOptions = {}): TransportFactory {
+function memoryServer(options: FixtureOptions = {}): () => InMemoryClientTransport {
   const server = buildFixtureServer(options);
   servers.push(server);
   return inMemoryTransport((end) => server.serveStdio(end));
@@ -76,5 +77,20 @@ describe('our client against our server over the in-memory pair', () => {
     const tools = await client.listTools();
     expect(tools.length).toBeGreaterThan(4);
     expect(new Set(tools.map((tool) => tool.name)).size).toBe(tools.length);
+  });
+});
+
+describe('our client against our server over an in-memory link cut as a dead process', () => {
+  // The modern era of this scenario kills a real stdio child in own-stack.process.test.ts.
+  it('legacy: listens, receives a change, and survives a restart', async () => {
+    const links: InMemoryClientTransport[] = [];
+    const fresh = memoryServer();
+    const link: TransportFactory = () => {
+      const transport = fresh();
+      links.push(transport);
+      return transport;
+    };
+    const client = await connect(link, { era: 'legacy', reconnect: RESTART_RECONNECT });
+    await listensAcrossRestart(client, 'legacy', () => links.at(-1)!.cut());
   });
 });
