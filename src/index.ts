@@ -2,7 +2,7 @@
 export { createClient, McpClient, type ClientEvent, type ClientOptions } from './client/client.ts';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './client/connection.ts';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './client/negotiation.ts';
-export { DEFAULT_BACKOFF, type Backoff } from '../machines/connection.machine.ts';
+export { DEFAULT_BACKOFF, type Backoff, type FirstConnectPolicy } from '../machines/connection.machine.ts';
 export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-reason.ts';
 export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';
 export type { RequestOptions, Inspect } from './client/ports.ts';

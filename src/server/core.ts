@@ -11,6 +11,7 @@ import { AudienceIndex, type ListKind } from './audience-index.ts';
 import { createInProcessBus, type ChangeBus } from './bus.ts';
 import { resolveCaching, type CacheableResult, type CacheHint, type CachingOptions } from './caching.ts';
 import { ChangeApplier, type RemoteChangeHook } from './change-applier.ts';
+import { canComplete } from './completions.ts';
 import { InvalidParamsError, LimitExceededError, ServerClosingError } from './errors.ts';
 import { LegacySession, type SessionEndReason } from './legacy-session.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
@@ -60,7 +61,7 @@ export class ServerCore {
   readonly instructions: string | undefined;
   readonly pageSize: number;
   readonly limits: ServerLimits;
-  readonly capabilities: ServerCapabilities;
+  private readonly fixedCapabilities: ServerCapabilities;
   readonly caching: Readonly<Record<CacheableResult, CacheHint>>;
   readonly registry = new Registry();
   readonly requestStates: RequestStateSealer;
@@ -82,7 +83,7 @@ export class ServerCore {
     this.caching = resolveCaching(options.caching);
     this.requestStates = new RequestStateSealer(options.requestStateKey ?? newRequestStateKey());
     const features = options.features ?? {};
-    this.capabilities = {
+    this.fixedCapabilities = {
       tools: { listChanged: features.toolsListChanged ?? true },
       prompts: { listChanged: features.promptsListChanged ?? true },
       resources: { listChanged: features.resourcesListChanged ?? true, subscribe: features.resourceSubscriptions ?? true },
@@ -100,6 +101,11 @@ export class ServerCore {
       // A bus's barrier is documented never to reject; if a custom one does, answer from what this node has.
       console.error(`mcp-actors server ${options.name}: the bus's settled() failed; answering anyway:`, error);
     });
+  }
+
+  /** What the server offers now: `completions` only while some prompt argument or template variable can complete. */
+  get capabilities(): ServerCapabilities {
+    return canComplete(this.registry) ? { ...this.fixedCapabilities, completions: {} } : this.fixedCapabilities;
   }
 
   /** Validates a listen filter and keeps what this server offers. */

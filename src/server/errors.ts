@@ -4,6 +4,7 @@
  * Streamable HTTP. Tool, prompt and resource handlers may throw any of these
  * (or a plain Error, which becomes -32603 Internal error).
  */
+import type { Era } from '../../machines/era.ts';
 import { ErrorCode, type JsonRpcErrorObject } from '../protocol/jsonrpc.ts';
 
 export abstract class WireError extends Error {
@@ -80,12 +81,19 @@ export class MissingClientCapabilityError extends WireError {
   }
 }
 
+/**
+ * A `resources/read` of a URI the server does not have: -32002 in the legacy
+ * era (2025-11-25), -32602 Invalid Params in the modern era (2026-07-28,
+ * SEP-2164), with the URI in `data` either way. A resource or template
+ * reader may throw it; the server then answers with the requester's era's code.
+ */
 export class ResourceNotFoundError extends WireError {
   override readonly name = 'ResourceNotFoundError';
-  readonly rpcCode = -32002;
+  readonly rpcCode: number;
   override readonly data: { uri: string };
-  constructor(uri: string) {
+  constructor(uri: string, era: Era = 'legacy') {
     super(`Resource not found: ${uri}`);
+    this.rpcCode = era === 'modern' ? ErrorCode.InvalidParams : -32002;
     this.data = { uri };
   }
 }

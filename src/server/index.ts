@@ -28,7 +28,9 @@ export { createInProcessBus, type ChangeBus, type ChangeEvent, type ConcreteChan
 export type { RemoteChangeHook } from './change-applier.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, type CacheableResult } from './caching.ts';
-export { InvalidCachingError, InvalidToolSchemaError } from './definition-errors.ts';
+export { InvalidCachingError, InvalidPromptError, InvalidToolSchemaError, InvalidUriTemplateError } from './definition-errors.ts';
+export type { ResourceTemplateDefinition, ResourceTemplateReader } from './resource-templates.ts';
+export { MAX_COMPLETION_VALUES, type CompleteCallback, type CompletionContext } from './completions.ts';
 export type { RequestContext, LogLevel } from './request-context.ts';
 export type {
   ToolDefinition,
