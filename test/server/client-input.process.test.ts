@@ -99,6 +99,13 @@ async function expectBooking({ client, asked }: Peer): Promise<void> {
   expect(asked.map((ask) => ask.params.message)).toEqual(['Who is the booking for?', 'What will name-answer eat?']);
 }
 
+/** A template reader in the return style: asked once for the author, then read. */
+async function expectNote({ client, asked }: Peer): Promise<void> {
+  const { contents } = await client.readResource({ uri: 'note://7' });
+  expect(contents).toEqual([{ uri: 'note://7', mimeType: 'text/plain', text: 'note 7 by name-answer' }]);
+  expect(asked.map((ask) => ask.params.message)).toEqual(['Who writes note 7?']);
+}
+
 beforeAll(async () => {
   server = createServer({ name: 'asking-http', version: '1.0.0' });
   defineInputTools(server);
@@ -195,6 +202,10 @@ describe('modern era: a handler that returns its requests for input, and keeps i
     expect(done).toMatchObject({ inputRequests: { dish: { params: { message: 'What will Ann eat?' } } } });
   });
 
+  it('reads a templated resource whose reader returns a request for input', async () => {
+    await expectNote(await overHttp('modern', ['elicitation']));
+  });
+
   it('gives an awaiting handler the state it kept in the attempt before, over stdio', async () => {
     const { client } = await overStdio('modern', ['elicitation']);
     const result = await client.callTool({ name: 'greet_keeping', arguments: {} });
@@ -228,6 +239,10 @@ describe('legacy era: requests to the client over the session', () => {
 
   it('sends the requests a handler returns and calls it again with the answers and its state, over HTTP', async () => {
     await expectBooking(await overHttp('legacy', ['elicitation']));
+  });
+
+  it('reads a templated resource whose reader returns a request for input', async () => {
+    await expectNote(await overHttp('legacy', ['elicitation']));
   });
 
   it('runs the return-style handler over stdio, and an awaiting one in a single attempt', async () => {
