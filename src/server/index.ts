@@ -75,6 +75,16 @@ export type {
   Root,
 } from './client-input.ts';
 export { InputRequiredSignal } from './input-round.ts';
+export {
+  inputRequired,
+  isInputRequired,
+  InvalidHandlerStateError,
+  InvalidInputRequestError,
+  type InputRequiredResult,
+  type InputRequest,
+  type InputRequests,
+  type JsonValue,
+} from './input-required.ts';
 export { newRequestStateKey } from './request-state.ts';
 export type { StreamEndReason } from './listen-stream.ts';
 export type { SessionEndReason } from './legacy-session.ts';

@@ -9,12 +9,21 @@
  * `requestState` carrying the answers the attempt used. A handler that swallows
  * the ask's rejection changes nothing: an attempt that asked for something it
  * was not given never completes.
+ *
+ * A handler that returns `inputRequired(...)` (input-required.ts) instead
+ * makes a step: its requests are asked through `stepAsker`, unanswered in the
+ * attempt that returned them, so they go out as this round's `inputRequests`
+ * and are sealed with the handler's state; the retry resumes the step (its
+ * answers come from `inputResponses`) and calls the handler with them. Each
+ * step starts the await-style answers afresh, so keys never collide across
+ * the handler's calls.
  */
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { answerProblem, type ClientAsker, type ClientMethod } from './client-input.ts';
 import { InvalidParamsError, InvalidRequestStateError, LimitExceededError } from './errors.ts';
+import type { InputRequests, InputSteps, JsonValue } from './input-required.ts';
 import { isJsonObject } from './json-values.ts';
-import type { RequestStateSealer } from './request-state.ts';
+import type { RequestStateContents, RequestStateSealer } from './request-state.ts';
 
 /** Methods whose handlers may ask (the spec allows input-required results on these only). */
 export const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -34,12 +43,18 @@ export interface InputRoundLimits {
   requestStateTtlMs: number;
 }
 
-export class InputRound implements ClientAsker {
+export class InputRound implements ClientAsker, InputSteps {
   readonly refusesUndeclared = 'wire_error';
   /** This attempt's number: 0 without a request state, else the rounds already completed. */
   readonly round: number;
-  private readonly known: Record<string, JsonObject>;
-  private readonly used: Record<string, JsonObject> = {};
+  /** The handler's own state: what the previous attempt sealed, until the handler keeps or returns another. */
+  state: JsonValue | undefined;
+  private known: Record<string, JsonObject>;
+  private used: Record<string, JsonObject> = {};
+  private readonly responses: Record<string, JsonObject>;
+  /** The requests the handler last returned; `fresh` when that happened in this attempt (nothing can answer them yet). */
+  private step: RequestStateContents['step'];
+  private fresh = false;
   private readonly unanswered = new Map<string, { method: ClientMethod; params: JsonObject }>();
   private readonly target: string;
 
@@ -56,9 +71,41 @@ export class InputRound implements ClientAsker {
     if (state !== undefined && typeof state !== 'string') throw new InvalidParamsError('Invalid params: requestState must be a string');
     const opened = state === undefined ? undefined : sealer.open(state, this.target);
     this.round = opened?.round ?? 0;
+    this.state = opened?.state;
+    this.responses = responses;
+    this.step = opened?.step;
+    const step = this.step;
+    // A step not yet answered takes this retry's responses; the await-style asks after it have none yet.
+    const stepAnswered = step === undefined || Object.keys(step.requests).every((key) => step.answers[key] !== undefined);
     // Earlier rounds' answers were sealed by us; this retry's cannot replace them.
-    this.known = { ...responses, ...opened?.answers };
+    this.known = stepAnswered ? { ...responses, ...opened?.answers } : { ...opened?.answers };
   }
+
+  /** The requests the previous attempt returned, to answer before the handler is called. */
+  get resumed(): InputRequests | undefined {
+    return this.fresh ? undefined : this.step?.requests;
+  }
+
+  /** The handler returned requests in this attempt: they go out this round; its await-style answers start afresh. */
+  returned(requests: InputRequests): void {
+    this.step = { requests, answers: {} };
+    this.fresh = true;
+    this.known = {};
+    this.used = {};
+  }
+
+  /** Asks a returned request: answered from the step's answers so far, then this retry's responses. */
+  readonly stepAsker: ClientAsker = {
+    refusesUndeclared: 'wire_error',
+    ask: (method, params, key) => {
+      const answer = this.fresh ? undefined : this.step?.answers[key] ?? this.responses[key];
+      if (answer !== undefined && answerProblem(method, answer) === undefined) {
+        this.step!.answers[key] = answer;
+        return Promise.resolve(answer);
+      }
+      return this.unanswer(method, params, key);
+    },
+  };
 
   ask(method: ClientMethod, params: JsonObject, key: string): Promise<JsonObject> {
     const answer = this.known[key];
@@ -67,6 +114,10 @@ export class InputRound implements ClientAsker {
       this.used[key] = answer;
       return Promise.resolve(answer);
     }
+    return this.unanswer(method, params, key);
+  }
+
+  private unanswer(method: ClientMethod, params: JsonObject, key: string): Promise<JsonObject> {
     if (!this.unanswered.has(key)) this.unanswered.set(key, { method, params });
     return Promise.reject(new InputRequiredSignal(key));
   }
@@ -84,6 +135,8 @@ export class InputRound implements ClientAsker {
       round: this.round + 1,
       answers: this.used,
       expiresAt: this.now() + this.limits.requestStateTtlMs,
+      ...(this.state === undefined ? {} : { state: this.state }),
+      ...(this.step === undefined ? {} : { step: this.step }),
     });
     if (requestState.length > this.limits.maxRequestStateBytes) {
       throw new LimitExceededError('maxRequestStateBytes', this.limits.maxRequestStateBytes, 200);

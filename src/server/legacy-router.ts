@@ -10,6 +10,7 @@ import * as methods from './methods.ts';
 import type { Outcome } from './outcome.ts';
 import { createRequestContext, isLogLevel, type ReplyChannel } from './request-context.ts';
 import { isJsonObject } from './json-values.ts';
+import { stepsInProcess } from './input-required.ts';
 
 export async function routeLegacy(
   core: ServerCore,
@@ -32,6 +33,7 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
   if (session.state === 'uninitialized') throw new NotInitializedError(method);
   const meta = params?._meta;
   const token = isJsonObject(meta) ? meta.progressToken : undefined;
+  const asker = session.clientRequests.askerFor(channel, signal);
   const context = createRequestContext({
     era: 'legacy',
     requestId: request.id,
@@ -40,8 +42,9 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
     progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
     logThreshold: session.logLevel ?? 'debug',
     channel,
-    asker: session.clientRequests.askerFor(channel, signal),
+    asker,
     inputRound: 0,
+    steps: stepsInProcess(asker, core.limits.maxInputRounds),
   });
   const shared = methods.answerShared(method, core.registry, params, core.pageSize, context, core.settled);
   if (shared) return shared;

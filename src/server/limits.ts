@@ -50,10 +50,12 @@
  *   with ClientRequestTimeoutError.
  * - `maxInputRounds` (default 8): input-required rounds of one modern request;
  *   an attempt that would need one more is refused with -32602
- *   (`data.reason = 'too_many_rounds'`).
+ *   (`data.reason = 'too_many_rounds'`); in one legacy request, the
+ *   `inputRequired` returns of a handler (one more fails it with
+ *   LimitExceededError).
  * - `maxRequestStateBytes` (default 65,536, 64 KiB): the sealed
  *   `requestState` of an input-required result (it carries the answers given
- *   so far); a larger one fails the request with -32000
+ *   so far, the requests a handler returned and its own state); a larger one fails the request with -32000
  *   (`data.limit = 'maxRequestStateBytes'`).
  * - `requestStateTtlMs` (default 600,000, ten minutes): how long a
  *   `requestState` is accepted after it was issued; later it is refused with

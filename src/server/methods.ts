@@ -6,7 +6,7 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { canComplete, complete } from './completions.ts';
 import { InvalidParamsError, MethodNotFoundError, MissingClientCapabilityError } from './errors.ts';
 import type { Registry } from './registry.ts';
-import type { RequestContext } from './request-context.ts';
+import { callHandler, type RequestContext } from './request-context.ts';
 import { toolFailure } from './tool-failure.ts';
 import { isJsonObject } from './json-values.ts';
 import { listResourceTemplates, readResource } from './resource-templates.ts';
@@ -40,7 +40,7 @@ export async function callTool(registry: Registry, params: JsonObject | undefine
   // Arguments that do not fit the schema are the tool's failure, not the protocol's: the model reads it and can retry.
   const invalid = entry.handler.checkArguments(args);
   if (invalid !== undefined) return { content: [{ type: 'text', text: invalid }], isError: true };
-  return { ...(await entry.handler.handler(args, context)) };
+  return { ...(await callHandler(context, (call) => entry.handler.handler(args, call))) };
 }
 
 export function listPrompts(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
@@ -68,7 +68,7 @@ export async function getPrompt(registry: Registry, params: JsonObject | undefin
       throw new InvalidParamsError(`Invalid params: prompt ${name} needs argument ${argument.name}`);
     }
   }
-  return { ...(await entry.handler(args, context)) };
+  return { ...(await callHandler(context, (call) => entry.handler(args, call))) };
 }
 
 export function listResources(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {

@@ -13,6 +13,7 @@ import { InvalidRequestError, MethodNotFoundError, toWireError } from './errors.
 import type { ClientAsker } from './client-input.ts';
 import * as methods from './methods.ts';
 import { INPUT_METHODS, InputRound } from './input-round.ts';
+import { stepsInProcess } from './input-required.ts';
 import type { Outcome } from './outcome.ts';
 import { createRequestContext, type ReplyChannel } from './request-context.ts';
 
@@ -46,6 +47,7 @@ export async function routeModern(core: ServerCore, request: JsonRpcRequest, cha
       channel,
       asker: round ?? NO_ASKS,
       inputRound: round?.round ?? 0,
+      steps: round ?? stepsInProcess(NO_ASKS, 0),
     });
     let result: JsonObject | undefined;
     try {

@@ -10,6 +10,7 @@ import type { CacheHint } from './caching.ts';
 import { InvalidParamsError } from './errors.ts';
 import type { ArgumentCheck } from './tool-arguments.ts';
 import type { RequestContext } from './request-context.ts';
+import type { InputRequiredResult } from './input-required.ts';
 import type { ResourceTemplateBinding, ResourceTemplateDefinition } from './resource-templates.ts';
 import type { CompleteCallback } from './completions.ts';
 
@@ -30,7 +31,11 @@ export interface ToolResult {
   [key: string]: unknown;
 }
 
-export type ToolHandler = (args: Record<string, unknown>, context: RequestContext) => ToolResult | Promise<ToolResult>;
+/** A tool's code: its result, or `inputRequired(...)` to be called again with the client's answers. */
+export type ToolHandler = (
+  args: Record<string, unknown>,
+  context: RequestContext,
+) => ToolResult | InputRequiredResult | Promise<ToolResult | InputRequiredResult>;
 
 export interface PromptArgument {
   name: string;
@@ -52,7 +57,11 @@ export interface PromptResult {
   [key: string]: unknown;
 }
 
-export type PromptHandler = (args: Record<string, string>, context: RequestContext) => PromptResult | Promise<PromptResult>;
+/** A prompt's code: its messages, or `inputRequired(...)` to be called again with the client's answers. */
+export type PromptHandler = (
+  args: Record<string, string>,
+  context: RequestContext,
+) => PromptResult | InputRequiredResult | Promise<PromptResult | InputRequiredResult>;
 
 export interface ResourceDefinition {
   name: string;
@@ -70,7 +79,11 @@ export interface ResourceContents {
   blob?: string;
 }
 
-export type ResourceReader = (uri: string, context: RequestContext) => ResourceContents[] | Promise<ResourceContents[]>;
+/** A resource's reader: its contents, or `inputRequired(...)` to be called again with the client's answers. */
+export type ResourceReader = (
+  uri: string,
+  context: RequestContext,
+) => ResourceContents[] | InputRequiredResult | Promise<ResourceContents[] | InputRequiredResult>;
 
 interface Entry<D, H> {
   key: string;

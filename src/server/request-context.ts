@@ -14,8 +14,9 @@
  * session's `logging/setLevel`, everything when never set).
  */
 import type { Era } from '../../machines/era.ts';
-import type { RequestId } from '../protocol/jsonrpc.ts';
+import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import { clientInput, type ClientAsker, type ClientInput } from './client-input.ts';
+import { callUntilAnswered, checkJson, type HandlerCall, type InputSteps, type JsonValue } from './input-required.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -33,6 +34,10 @@ export const isLogLevel = (value: unknown): value is LogLevel =>
  * client did not declare the capability for is never sent: it throws
  * MissingClientCapabilityError (-32021, modern) or
  * UndeclaredClientCapabilityError (legacy, whose protocol has no such code).
+ *
+ * A handler may instead return `inputRequired({ inputRequests, state })`: it
+ * is then called again with the answers in `inputResponses` and its state in
+ * `state` (input-required.ts).
  */
 export interface RequestContext extends ClientInput {
   readonly era: Era;
@@ -42,8 +47,22 @@ export interface RequestContext extends ClientInput {
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   progress(progress: number, total?: number, message?: string): Promise<void>;
   log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
-  /** Modern era: the input-required rounds this request went through (0 on the first attempt). Legacy: always 0. */
+  /**
+   * Modern era: the input-required rounds this request went through (0 on the
+   * first attempt). Legacy: the requests for input the handler returned so far.
+   */
   readonly inputRound: number;
+  /** The client's answers to the requests the handler last returned (`inputRequired`), by key; `{}` before any. */
+  readonly inputResponses: Readonly<Record<string, JsonObject>>;
+  /**
+   * The handler's own state: the last one it kept (`keep`) or returned with
+   * `inputRequired`, in this call or an earlier round; undefined until then.
+   * Modern era: it travels sealed in `requestState`, so the client can neither
+   * read nor change it, and it counts toward `maxRequestStateBytes`.
+   */
+  readonly state: JsonValue | undefined;
+  /** Keeps `state` (plain JSON, else InvalidHandlerStateError) for the handler's later calls and rounds. */
+  keep(state: JsonValue): void;
 }
 
 /** Where request-scoped notifications for one request go. */
@@ -63,16 +82,43 @@ export interface RequestScope {
   /** How this era carries the handler's asks to the client. */
   asker: ClientAsker;
   inputRound: number;
+  /** How this era carries the requests a handler returns, and its state. */
+  steps: InputSteps;
+  inputResponses?: Record<string, JsonObject>;
+}
+
+/** Each context's scope, for callHandler: kept off the context itself, which handlers see. */
+const scopes = new WeakMap<RequestContext, RequestScope>();
+
+/**
+ * Calls a handler with `context`, and again with the client's answers each
+ * time it returns `inputRequired(...)`, until it returns its result.
+ */
+export function callHandler<R>(context: RequestContext, call: HandlerCall<R>): Promise<R> {
+  const scope = scopes.get(context);
+  if (scope === undefined) throw new TypeError('callHandler needs a context made by createRequestContext');
+  const { steps } = scope;
+  const contextFor = (inputResponses: Record<string, JsonObject>, returns: number) =>
+    returns === 0 && steps.resumed === undefined ? context : createRequestContext({ ...scope, inputResponses, inputRound: scope.inputRound + returns });
+  return callUntilAnswered(steps, clientInput(steps.stepAsker, scope.clientCapabilities), contextFor, call);
 }
 
 export function createRequestContext(scope: RequestScope): RequestContext {
-  const { channel, signal, progressToken, logThreshold } = scope;
-  return {
+  const { channel, signal, progressToken, logThreshold, steps } = scope;
+  const context: RequestContext = {
     era: scope.era,
     requestId: scope.requestId,
     signal,
     clientCapabilities: scope.clientCapabilities,
     inputRound: scope.inputRound,
+    inputResponses: scope.inputResponses ?? {},
+    get state() {
+      return steps.state;
+    },
+    keep(state) {
+      checkJson(state, 'state');
+      steps.state = state;
+    },
     ...clientInput(scope.asker, scope.clientCapabilities),
     async progress(progress, total, message) {
       if (progressToken === undefined || signal.aborted) return;
@@ -89,6 +135,8 @@ export function createRequestContext(scope: RequestScope): RequestContext {
       await untilAborted(channel.notify(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params })), signal);
     },
   };
+  scopes.set(context, scope);
+  return context;
 }
 
 /** Resolves when `wait` settles or `signal` aborts, whichever comes first. */

@@ -13,6 +13,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidRequestStateError } from './errors.ts';
+import type { InputRequests, JsonValue } from './input-required.ts';
 import { isJsonObject } from './json-values.ts';
 
 const IV_BYTES = 12;
@@ -30,6 +31,10 @@ export interface RequestStateContents {
   answers: Record<string, JsonObject>;
   /** Milliseconds since the epoch after which the state is refused. */
   expiresAt: number;
+  /** The handler's own state (`context.keep`, or the `state` of a returned `inputRequired`). */
+  state?: JsonValue;
+  /** The requests the handler returned, and the answers to them given so far (the retry answers the rest). */
+  step?: { requests: InputRequests; answers: Record<string, JsonObject> };
 }
 
 /** A key for `requestStateKey`: 32 random bytes. */
@@ -77,7 +82,8 @@ export class RequestStateSealer {
     // Authenticated, so only a server with our key wrote it; still check the shape before trusting it.
     if (
       !isJsonObject(value) || typeof value.target !== 'string' || typeof value.round !== 'number' ||
-      typeof value.expiresAt !== 'number' || !isJsonObject(value.answers)
+      typeof value.expiresAt !== 'number' || !isJsonObject(value.answers) ||
+      (value.step !== undefined && !(isJsonObject(value.step) && isJsonObject(value.step.requests) && isJsonObject(value.step.answers)))
     ) {
       throw new InvalidRequestStateError('tampered');
     }

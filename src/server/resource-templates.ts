@@ -11,7 +11,8 @@ import type { CompleteCallback } from './completions.ts';
 import { InvalidUriTemplateError } from './definition-errors.ts';
 import { ResourceNotFoundError } from './errors.ts';
 import type { Registry, ResourceContents } from './registry.ts';
-import type { RequestContext } from './request-context.ts';
+import type { InputRequiredResult } from './input-required.ts';
+import { callHandler, type RequestContext } from './request-context.ts';
 import { UriTemplate } from './uri-template.ts';
 
 /** What `resources/templates/list` shows of a template, plus its caching hints and completions. */
@@ -36,7 +37,7 @@ export type ResourceTemplateReader = (
   uri: string,
   variables: Readonly<Record<string, string>>,
   context: RequestContext,
-) => ResourceContents[] | Promise<ResourceContents[]>;
+) => ResourceContents[] | InputRequiredResult | Promise<ResourceContents[] | InputRequiredResult>;
 
 /** A registered template: the parsed template and its reader. */
 export interface ResourceTemplateBinding {
@@ -85,7 +86,7 @@ export async function readResource(registry: Registry, uri: string, context: Req
   const match = entry ? undefined : matchTemplate(registry, uri);
   if (!entry && !match) throw new ResourceNotFoundError(uri, context.era);
   try {
-    return { contents: await (entry ? entry.handler(uri, context) : match!.binding.read(uri, match!.variables, context)) };
+    return { contents: await callHandler(context, (call) => (entry ? entry.handler(uri, call) : match!.binding.read(uri, match!.variables, call))) };
   } catch (error) {
     // A reader may find that a matching URI names nothing after all: the era decides the code, not the reader.
     if (error instanceof ResourceNotFoundError) throw new ResourceNotFoundError(error.data.uri, context.era);

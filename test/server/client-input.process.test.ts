@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type HttpServerHandle, type McpServer } from '../../src/server/index.ts';
 import { defineInputTools } from '../fixtures/conformance/input-tools.ts';
+import { defineReturningTools } from '../fixtures/returning-tools.ts';
 import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 type Era = 'legacy' | 'modern';
@@ -64,6 +65,8 @@ async function overStdio(era: Era, capabilities: Capability[]) {
 
 let server: McpServer;
 let http: HttpServerHandle;
+/** Calls of the HTTP server's return-style booking handler. */
+const calls = { booking: 0 };
 
 async function overHttp(era: Era, capabilities: Capability[], options: { manual?: boolean } = {}) {
   const peer = newClient(era, capabilities, options);
@@ -89,9 +92,24 @@ async function expectThreeKinds({ client, asked }: Peer): Promise<void> {
   expect(asked.map((ask) => ask.method).sort()).toEqual(['elicitation/create', 'roots/list', 'sampling/createMessage']);
 }
 
+/** The return-style booking: two returned requests, the guest's name carried in the handler's own state to the second. */
+async function expectBooking({ client, asked }: Peer): Promise<void> {
+  const result = await client.callTool({ name: 'book_returning', arguments: {} });
+  expect(textOf(result)).toBe('name-answer eats dish-answer (round 2)');
+  expect(asked.map((ask) => ask.params.message)).toEqual(['Who is the booking for?', 'What will name-answer eat?']);
+}
+
+/** A template reader in the return style: asked once for the author, then read. */
+async function expectNote({ client, asked }: Peer): Promise<void> {
+  const { contents } = await client.readResource({ uri: 'note://7' });
+  expect(contents).toEqual([{ uri: 'note://7', mimeType: 'text/plain', text: 'note 7 by name-answer' }]);
+  expect(asked.map((ask) => ask.params.message)).toEqual(['Who writes note 7?']);
+}
+
 beforeAll(async () => {
   server = createServer({ name: 'asking-http', version: '1.0.0' });
   defineInputTools(server);
+  defineReturningTools(server, calls);
   http = await server.listenHttp({ host: '127.0.0.1', port: 0 });
 });
 
@@ -148,6 +166,53 @@ describe('modern era: input-required results, fulfilled by the official client',
   });
 });
 
+describe('modern era: a handler that returns its requests for input, and keeps its own state', () => {
+  it('calls the handler once per round, with the answers and the state it returned, over HTTP', async () => {
+    const before = calls.booking;
+    await expectBooking(await overHttp('modern', ['elicitation']));
+    expect(calls.booking - before).toBe(3);
+  });
+
+  it('returns the requests as inputRequests, seals the state unreadable, and refuses it tampered', async () => {
+    const { client } = await overHttp('modern', ['elicitation'], { manual: true });
+    const call = (params: Record<string, unknown>) =>
+      client.request({ method: 'tools/call', params: { name: 'book_returning', arguments: {}, ...params } }, { allowInputRequired: true }) as Promise<Record<string, unknown>>;
+    const first = await call({});
+    expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { guest: { method: 'elicitation/create', params: { message: 'Who is the booking for?' } } } });
+    const guest = { guest: { action: 'accept', content: { name: 'Zebulon' } } };
+    const second = await call({ inputResponses: guest, requestState: first.requestState });
+    expect(second).toMatchObject({ resultType: 'input_required', inputRequests: { dish: { params: { message: 'What will Zebulon eat?' } } } });
+    const state = second.requestState as string;
+    // The name travels only inside the sealed state, which the client cannot read.
+    expect(Buffer.from(state, 'base64url').toString('latin1')).not.toContain('Zebulon');
+    const flipped = `${state.slice(0, 30)}${state[30] === 'A' ? 'B' : 'A'}${state.slice(31)}`;
+    const dish = { dish: { action: 'accept', content: { dish: 'soup' } } };
+    await expect(call({ inputResponses: dish, requestState: flipped })).rejects.toMatchObject({ code: -32602, data: { reason: 'tampered' } });
+    expect(textOf(await call({ inputResponses: dish, requestState: state }))).toBe('Zebulon eats soup (round 2)');
+  });
+
+  it('asks again, with the same state, when the retry leaves a returned request unanswered', async () => {
+    const { client } = await overHttp('modern', ['elicitation'], { manual: true });
+    const call = (params: Record<string, unknown>) =>
+      client.request({ method: 'tools/call', params: { name: 'book_returning', arguments: {}, ...params } }, { allowInputRequired: true }) as Promise<Record<string, unknown>>;
+    const first = await call({});
+    const again = await call({ inputResponses: {}, requestState: first.requestState });
+    expect(again).toMatchObject({ resultType: 'input_required', inputRequests: { guest: { params: { message: 'Who is the booking for?' } } } });
+    const done = await call({ inputResponses: { guest: { action: 'accept', content: { name: 'Ann' } } }, requestState: again.requestState });
+    expect(done).toMatchObject({ inputRequests: { dish: { params: { message: 'What will Ann eat?' } } } });
+  });
+
+  it('reads a templated resource whose reader returns a request for input', async () => {
+    await expectNote(await overHttp('modern', ['elicitation']));
+  });
+
+  it('gives an awaiting handler the state it kept in the attempt before, over stdio', async () => {
+    const { client } = await overStdio('modern', ['elicitation']);
+    const result = await client.callTool({ name: 'greet_keeping', arguments: {} });
+    expect(textOf(result)).toBe('name-answer likes color-answer (attempt 3)');
+  });
+});
+
 describe('legacy era: requests to the client over the session', () => {
   it('sends elicitation/create over stdio and answers with what the client returned', async () => {
     const { client, asked } = await overStdio('legacy', ['elicitation']);
@@ -170,6 +235,20 @@ describe('legacy era: requests to the client over the session', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe('The client did not declare the sampling capability that sampling/createMessage needs');
     expect(asked).toEqual([]);
+  });
+
+  it('sends the requests a handler returns and calls it again with the answers and its state, over HTTP', async () => {
+    await expectBooking(await overHttp('legacy', ['elicitation']));
+  });
+
+  it('reads a templated resource whose reader returns a request for input', async () => {
+    await expectNote(await overHttp('legacy', ['elicitation']));
+  });
+
+  it('runs the return-style handler over stdio, and an awaiting one in a single attempt', async () => {
+    const peer = await overStdio('legacy', ['elicitation']);
+    await expectBooking(peer);
+    expect(textOf(await peer.client.callTool({ name: 'greet_keeping', arguments: {} }))).toBe('name-answer likes color-answer (attempt 1)');
   });
 
   it('cancels the pending ask when the tool call is cancelled', async () => {
