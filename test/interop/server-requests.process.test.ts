@@ -66,19 +66,25 @@ function answeringClient(transport: TransportFactory, era: EraPreference) {
   return { client, asked };
 }
 
+/** Calls the three asking tools over stdio in `era`; each answer must come from the handler, asked in that era. */
+async function askEveryKind(era: 'legacy' | 'modern', nameAnswer: string): Promise<Asked[]> {
+  const { client, asked } = answeringClient(askingStdio(), era);
+  await client.connect();
+  expect(client.era).toBe(era);
+  expect(textOf(await client.callTool('ask-name'))).toBe(nameAnswer);
+  expect(textOf(await client.callTool('ask-sample'))).toBe('sampled: test-model hi');
+  expect(textOf(await client.callTool('ask-roots'))).toBe('roots: file:///work');
+  expect(asked.map(({ method, era: inEra }) => [method, inEra])).toEqual([
+    ['elicitation/create', era],
+    ['sampling/createMessage', era],
+    ['roots/list', era],
+  ]);
+  return asked;
+}
+
 describe('legacy era: server requests answered by the handlers', () => {
   it('stdio (official server 2.4.0): elicitation, sampling and roots each answered with the handler result', async () => {
-    const { client, asked } = answeringClient(askingStdio(), 'legacy');
-    await client.connect();
-    expect(client.era).toBe('legacy');
-    expect(textOf(await client.callTool('ask-name'))).toBe('name: Ada (accept)');
-    expect(textOf(await client.callTool('ask-sample'))).toBe('sampled: test-model hi');
-    expect(textOf(await client.callTool('ask-roots'))).toBe('roots: file:///work');
-    expect(asked.map(({ method, era }) => [method, era])).toEqual([
-      ['elicitation/create', 'legacy'],
-      ['sampling/createMessage', 'legacy'],
-      ['roots/list', 'legacy'],
-    ]);
+    const asked = await askEveryKind('legacy', 'name: Ada (accept)');
     expect((asked[0]!.params as ElicitParams).message).toBe('Your name?');
   });
 
@@ -137,17 +143,8 @@ describe('legacy era: server requests answered by the handlers', () => {
 
 describe('modern era: input-required results answered and retried', () => {
   it('stdio (official server 2.4.0): elicitation with requestState echoed, sampling and roots', async () => {
-    const { client, asked } = answeringClient(askingStdio(), 'modern');
-    await client.connect();
-    expect(client.era).toBe('modern');
-    expect(textOf(await client.callTool('ask-name'))).toBe('name: Ada (state asked-for-name)');
-    expect(textOf(await client.callTool('ask-sample'))).toBe('sampled: test-model hi');
-    expect(textOf(await client.callTool('ask-roots'))).toBe('roots: file:///work');
-    expect(asked.map(({ method, era }) => [method, era])).toEqual([
-      ['elicitation/create', 'modern'],
-      ['sampling/createMessage', 'modern'],
-      ['roots/list', 'modern'],
-    ]);
+    const asked = await askEveryKind('modern', 'name: Ada (state asked-for-name)');
+    expect((asked[0]!.params as ElicitParams).message).toBe('Your name?');
   });
 
   it('HTTP (official server 2.4.0, createMcpHandler): an elicitation round trip', async () => {
