@@ -15,7 +15,7 @@ import type { ServerRequestMethod } from '../../src/client/server-request-types.
 import { RequestAbortedError } from '../../src/protocol/errors.ts';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import { LATEST_LEGACY_VERSION, MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
-import { inMemoryTransport } from '../../src/transport/in-memory.ts';
+import { inMemoryTransport, type InMemoryClientTransport } from '../../src/transport/in-memory.ts';
 
 type Message = JsonObject & { id?: number | string; method?: string; params?: JsonObject; result?: JsonObject; error?: JsonObject };
 
@@ -186,6 +186,51 @@ describe('input-required retries (modern era)', () => {
     await expect(call).rejects.toBeInstanceOf(RequestAbortedError);
     expect(handlerSignal?.aborted).toBe(true);
     expect(calls(peer)).toHaveLength(1);
+  });
+});
+
+describe('advertised capabilities', () => {
+  it('legacy: initialize carries the capabilities of the handlers registered before connect, the capabilities option winning per key', async () => {
+    const { peer, transport } = scriptedPeer('legacy', () => ({}));
+    const client = createClient({ transport, era: 'legacy', reconnect: false, capabilities: { sampling: { tools: {} }, experimental: { x: {} } } });
+    clients.push(client);
+    client.onRequest('sampling/createMessage', () => ({ role: 'assistant', content: { type: 'text', text: '' }, model: 'm' }));
+    const removeRoots = client.onRequest('roots/list', () => ({ roots: [] }));
+    await client.connect();
+    const initialize = peer.received.find((message) => message.method === 'initialize')!;
+    expect(initialize.params!.capabilities).toEqual({ sampling: { tools: {} }, roots: { listChanged: true }, experimental: { x: {} } });
+    // Removed: the server's request gets -32601 at once.
+    removeRoots();
+    peer.write({ id: 7, method: 'roots/list' });
+    expect((await peer.response(7)).error).toMatchObject({ code: -32601 });
+  });
+
+  it('modern: a handler registered after connect answers at once and is advertised from the next negotiation on', async () => {
+    const links: InMemoryClientTransport[] = [];
+    const { peer, transport } = scriptedPeer('modern', (message) =>
+      message.params!.inputResponses === undefined ? { resultType: 'input_required', inputRequests: { roots: { method: 'roots/list' } } } : complete('ok'),
+    );
+    const client = createClient({
+      transport: () => {
+        const link = transport();
+        links.push(link);
+        return link;
+      },
+      era: 'modern',
+      reconnect: { baseDelayMs: 1, maxDelayMs: 1 },
+    });
+    clients.push(client);
+    await client.connect();
+    client.onRequest('roots/list', () => ({ roots: [] }));
+    await expect(client.callTool('ask')).resolves.toMatchObject({ content: [{ text: 'ok' }] });
+    const envelope = (message: Message) => (message.params!._meta as JsonObject)[MetaKey.clientCapabilities];
+    expect(envelope(calls(peer)[0]!)).toEqual({});
+
+    const readyAgain = new Promise<void>((resolve) => client.on((event) => event.type === 'connection.ready' && resolve()));
+    links[0]!.cut();
+    await readyAgain;
+    await client.callTool('ask');
+    expect(envelope(calls(peer).at(-1)!)).toEqual({ roots: { listChanged: true } });
   });
 });
 
