@@ -42,6 +42,7 @@ export class MalformedInputRequiredError extends McpActorsError {
   }
 }
 
+/** How long the retry loop goes on: `maxRounds` retries at most, until `signal` aborts. */
 export interface InputRoundsOptions {
   maxRounds: number;
   signal?: AbortSignal;

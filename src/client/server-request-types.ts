@@ -113,6 +113,7 @@ export type ServerRequestMethod = keyof ServerRequestTypes;
 /** Every method of ServerRequestMethod, for checks on untyped input. */
 export const SERVER_REQUEST_METHODS: readonly ServerRequestMethod[] = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
 
+/** Whether `method` is one a client can register a handler for. */
 export const isServerRequestMethod = (method: unknown): method is ServerRequestMethod =>
   (SERVER_REQUEST_METHODS as readonly unknown[]).includes(method);
 

@@ -92,6 +92,7 @@ interface Registered {
   capability: JsonObject;
 }
 
+/** The registered handlers of one client, and the legacy server requests they are answering. */
 export class ServerRequestHandlers {
   readonly #handlers = new Map<ServerRequestMethod, Registered>();
   /** Legacy server requests being answered, by the server's request id. */
@@ -110,6 +111,7 @@ export class ServerRequestHandlers {
     };
   }
 
+  /** Whether a handler answers `method`. */
   has(method: string): boolean {
     return isServerRequestMethod(method) && this.#handlers.has(method);
   }
