@@ -1,7 +1,10 @@
 /**
  * The MCP conformance suites, whole, against our server and our client:
  *
- *   npx tsx .ci/conformance.ts
+ *   npx tsx .ci/conformance.ts [--server-only]
+ *
+ * (`--server-only` skips the client runs: a quicker check while working on
+ * the server; CI runs both.)
  *
  * Every run below is one suite version with one revision selector, for the
  * server side (against test/fixtures/conformance/server.ts, one fixture
@@ -208,7 +211,8 @@ async function main(): Promise<number> {
     // runs one after another, since each already starts all its scenarios at once.
     const serverRuns = RUNS.filter((run) => run.sides.includes('server')).map((run) => runSide(run, 'server', baseline, work, clientCommand));
     const outcomes = await Promise.all(serverRuns);
-    for (const run of RUNS.filter((candidate) => candidate.sides.includes('client'))) outcomes.push(await runSide(run, 'client', baseline, work, clientCommand));
+    const clientRuns = process.argv.includes('--server-only') ? [] : RUNS.filter((candidate) => candidate.sides.includes('client'));
+    for (const run of clientRuns) outcomes.push(await runSide(run, 'client', baseline, work, clientCommand));
     for (const o of outcomes) {
       const staleNote = o.stale > 0 ? `, ${o.stale} baseline entries now passing` : '';
       const verdict = o.exitCode === 0 ? 'ok' : 'FAILED (see the suite\'s output above)';

@@ -1,12 +1,13 @@
 /**
  * Caching hints (2026-07-28 caching page): `ttlMs` and `cacheScope` on every
  * cacheable modern result. Resolved once per server from `createServer({ caching })`
- * over the defaults below; a resource may override the hints of its own
+ * over the defaults below; a resource (or resource template) may override the hints of its own
  * `resources/read`. Legacy results carry none (the routers decide that).
  */
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidCachingError } from './definition-errors.ts';
 import type { Registry } from './registry.ts';
+import { readCaching } from './resource-templates.ts';
 
 /** Who may reuse a cached result: any caller (`public`) or only the same authorization context (`private`). */
 export type CacheScope = 'public' | 'private';
@@ -112,5 +113,5 @@ export function cacheHintFor(
   const result = CACHEABLE_METHODS[method];
   if (result === undefined) return undefined;
   if (result !== 'read' || typeof params?.uri !== 'string') return hints[result];
-  return { ...hints.read, ...registry.resources.get(params.uri)?.definition.caching };
+  return { ...hints.read, ...readCaching(registry, params.uri) };
 }

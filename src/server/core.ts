@@ -11,12 +11,14 @@ import { AudienceIndex, type ListKind } from './audience-index.ts';
 import { createInProcessBus, type ChangeBus } from './bus.ts';
 import { resolveCaching, type CacheableResult, type CacheHint, type CachingOptions } from './caching.ts';
 import { ChangeApplier, type RemoteChangeHook } from './change-applier.ts';
+import { canComplete } from './completions.ts';
 import { InvalidParamsError, LimitExceededError, ServerClosingError } from './errors.ts';
 import { LegacySession, type SessionEndReason } from './legacy-session.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 import { ListenStream, type StreamEndReason } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
+import { newRequestStateKey, RequestStateSealer } from './request-state.ts';
 import { ToolInputCompiler } from './tool-arguments.ts';
 
 /** Which change notifications the server offers; all on by default. */
@@ -46,6 +48,12 @@ export interface ServerOptions {
   features?: ServerFeatures;
   /** Caching hints on cacheable modern results; DEFAULT_CACHING by default. */
   caching?: CachingOptions;
+  /**
+   * The 32-byte AES-256-GCM key sealing modern `requestState` (input-required
+   * results); random per server by default. Give every node behind one
+   * endpoint the same key, so a retry may land on any of them.
+   */
+  requestStateKey?: Uint8Array;
 }
 
 export class ServerCore {
@@ -53,9 +61,10 @@ export class ServerCore {
   readonly instructions: string | undefined;
   readonly pageSize: number;
   readonly limits: ServerLimits;
-  readonly capabilities: ServerCapabilities;
+  private readonly fixedCapabilities: ServerCapabilities;
   readonly caching: Readonly<Record<CacheableResult, CacheHint>>;
   readonly registry = new Registry();
+  readonly requestStates: RequestStateSealer;
   readonly toolInputs = new ToolInputCompiler();
   readonly index = new AudienceIndex();
   readonly bus: ChangeBus;
@@ -72,8 +81,9 @@ export class ServerCore {
     this.pageSize = options.pageSize ?? 50;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.caching = resolveCaching(options.caching);
+    this.requestStates = new RequestStateSealer(options.requestStateKey ?? newRequestStateKey());
     const features = options.features ?? {};
-    this.capabilities = {
+    this.fixedCapabilities = {
       tools: { listChanged: features.toolsListChanged ?? true },
       prompts: { listChanged: features.promptsListChanged ?? true },
       resources: { listChanged: features.resourcesListChanged ?? true, subscribe: features.resourceSubscriptions ?? true },
@@ -91,6 +101,11 @@ export class ServerCore {
       // A bus's barrier is documented never to reject; if a custom one does, answer from what this node has.
       console.error(`mcp-actors server ${options.name}: the bus's settled() failed; answering anyway:`, error);
     });
+  }
+
+  /** What the server offers now: `completions` only while some prompt argument or template variable can complete. */
+  get capabilities(): ServerCapabilities {
+    return canComplete(this.registry) ? { ...this.fixedCapabilities, completions: {} } : this.fixedCapabilities;
   }
 
   /** Validates a listen filter and keeps what this server offers. */
@@ -163,6 +178,7 @@ export class ServerCore {
       maxPendingBytes: this.limits.maxPendingBytesPerStream,
       idleMs: this.limits.sessionIdleMs,
       initializeMs: timing.initializeMs,
+      clientRequestTimeoutMs: this.limits.clientRequestTimeoutMs,
       onEnd: (ended, reason) => {
         this.sessions.delete(ended);
         onEnd(reason);

@@ -24,3 +24,24 @@ export class InvalidToolSchemaError extends McpActorsError {
     super(`tool ${tool}: inputSchema does not compile: ${problem}`, options);
   }
 }
+
+/**
+ * A resource template that is not an RFC 6570 level 1–3 URI template, or
+ * whose completions name a variable it does not have; nothing is registered.
+ */
+export class InvalidUriTemplateError extends McpActorsError {
+  override readonly name = 'InvalidUriTemplateError';
+  readonly code = 'invalid_uri_template';
+  constructor(readonly template: string, problem: string) {
+    super(`resource template ${JSON.stringify(template)}: ${problem}`);
+  }
+}
+
+/** A prompt definition the server cannot serve (an argument's `complete` that is no function); nothing is registered. */
+export class InvalidPromptError extends McpActorsError {
+  override readonly name = 'InvalidPromptError';
+  readonly code = 'invalid_prompt';
+  constructor(readonly prompt: string, problem: string) {
+    super(`prompt ${prompt}: ${problem}`);
+  }
+}

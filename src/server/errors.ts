@@ -4,6 +4,7 @@
  * Streamable HTTP. Tool, prompt and resource handlers may throw any of these
  * (or a plain Error, which becomes -32603 Internal error).
  */
+import type { Era } from '../../machines/era.ts';
 import { ErrorCode, type JsonRpcErrorObject } from '../protocol/jsonrpc.ts';
 
 export abstract class WireError extends Error {
@@ -80,12 +81,19 @@ export class MissingClientCapabilityError extends WireError {
   }
 }
 
+/**
+ * A `resources/read` of a URI the server does not have: -32002 in the legacy
+ * era (2025-11-25), -32602 Invalid Params in the modern era (2026-07-28,
+ * SEP-2164), with the URI in `data` either way. A resource or template
+ * reader may throw it; the server then answers with the requester's era's code.
+ */
 export class ResourceNotFoundError extends WireError {
   override readonly name = 'ResourceNotFoundError';
-  readonly rpcCode = -32002;
+  readonly rpcCode: number;
   override readonly data: { uri: string };
-  constructor(uri: string) {
+  constructor(uri: string, era: Era = 'legacy') {
     super(`Resource not found: ${uri}`);
+    this.rpcCode = era === 'modern' ? ErrorCode.InvalidParams : -32002;
     this.data = { uri };
   }
 }
@@ -134,3 +142,57 @@ export const toWireError = (error: unknown): WireError =>
   error instanceof WireError
     ? error
     : new InternalFailure(error instanceof Error ? error.message : 'Internal error', { cause: error });
+
+/** A client's answer to a request the server sent it (sampling, elicitation, roots) does not fit the method's result. */
+export class InvalidClientAnswerError extends WireError {
+  override readonly name = 'InvalidClientAnswerError';
+  readonly rpcCode = ErrorCode.InvalidParams;
+  constructor(readonly method: string, problem: string) {
+    super(`Invalid params: the client's answer to ${method} ${problem}`);
+  }
+}
+
+/** Why a modern retry's `requestState` was refused. */
+export type RequestStateProblem = 'tampered' | 'expired' | 'other_request' | 'too_many_rounds';
+
+/** A `requestState` that fails integrity verification, has expired, or belongs to another request (-32602). */
+export class InvalidRequestStateError extends WireError {
+  override readonly name = 'InvalidRequestStateError';
+  readonly rpcCode = ErrorCode.InvalidParams;
+  override readonly data: { reason: RequestStateProblem };
+  constructor(readonly reason: RequestStateProblem) {
+    super(`Invalid params: requestState refused (${reason})`);
+    this.data = { reason };
+  }
+}
+
+/** A legacy client answered a request the server sent it with a JSON-RPC error. */
+export class ClientRequestRefusedError extends WireError {
+  override readonly name = 'ClientRequestRefusedError';
+  readonly rpcCode = ErrorCode.InternalError;
+  override readonly data: { method: string; error: { code: number; message: string; data?: unknown } };
+  constructor(method: string, error: { code: number; message: string; data?: unknown }) {
+    super(`The client refused ${method}: ${error.message} (${error.code})`);
+    this.data = { method, error };
+  }
+}
+
+/** A legacy client did not answer a request the server sent it within `limits.clientRequestTimeoutMs`. */
+export class ClientRequestTimeoutError extends WireError {
+  override readonly name = 'ClientRequestTimeoutError';
+  readonly rpcCode = ErrorCode.InternalError;
+  override readonly data: { method: string; timeoutMs: number };
+  constructor(method: string, timeoutMs: number) {
+    super(`The client did not answer ${method} within ${timeoutMs} ms`);
+    this.data = { method, timeoutMs };
+  }
+}
+
+/** A request to a legacy client ended unanswered: the handler's own request was cancelled, or the session ended. */
+export class ClientRequestCancelledError extends WireError {
+  override readonly name = 'ClientRequestCancelledError';
+  readonly rpcCode = ErrorCode.InternalError;
+  constructor(readonly method: string, readonly why: 'request_cancelled' | 'session_ended') {
+    super(`${method} to the client ended unanswered (${why})`);
+  }
+}

@@ -77,10 +77,12 @@ export class HttpEndpoint {
     }
     const frame = classifyFrame(value);
     if (frame.kind === 'invalid') return sendJson(res, 400, errorFrame(frame.error.requestId ?? null, new InvalidRequestError(`Invalid request: ${frame.error.message}`)));
+    const modernHeader = req.headers['mcp-protocol-version'] === MODERN_VERSION;
+    // A legacy session's client answers what a handler asked it; the modern era sends no requests to answer.
+    if (frame.kind === 'response' && this.#legacy.sessionIdOf(req) !== undefined && !modernHeader) return this.#legacy.answer(req, res, frame.message);
     if (frame.kind === 'response') return sendJson(res, 400, errorFrame(null, new InvalidRequestError('Invalid request: clients do not send responses here')));
     const message = frame.message;
 
-    const modernHeader = req.headers['mcp-protocol-version'] === MODERN_VERSION;
     if (this.#legacy.sessionIdOf(req) !== undefined && !modernHeader) return this.#legacy.post(req, res, message);
     if (frame.kind === 'request' && eraOfOpening(frame.message) === 'legacy' && !modernHeader) return this.#legacy.initialize(res, frame.message);
     if (frame.kind === 'notification') return acceptModernNotification(res);

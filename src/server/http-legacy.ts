@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
-import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.ts';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { InvalidRequestError, LimitExceededError } from './errors.ts';
@@ -87,6 +87,15 @@ export class LegacyHttpSessions {
     if (controller.signal.aborted) return void res.end();
     if (outcome.kind === 'result') return reply.finish(resultFrame(message.id, outcome.result), 200);
     if (outcome.kind === 'error') return reply.finish(errorFrame(message.id, outcome.error), outcome.error.httpStatus === 404 ? 200 : outcome.error.httpStatus);
+  }
+
+  /** A POST carrying the client's response to a request a handler sent it: 202 once routed. */
+  answer(req: HttpRequestHead, res: HttpResponse, response: JsonRpcResponse): void {
+    const record = this.lookup(req, res, null);
+    if (!record) return;
+    record.session.activity();
+    record.session.clientRequests.settle(response);
+    sendStatus(res, 202);
   }
 
   /** GET: the session's stream for unsolicited messages. */

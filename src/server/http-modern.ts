@@ -45,7 +45,9 @@ function headerMismatch(core: ServerCore, req: HttpRequestHead, request: JsonRpc
     const raw = header(req, 'mcp-name');
     if (raw === undefined) return new HeaderMismatchError('Header mismatch: Mcp-Name header is required');
     const bodyValue = request.params?.[source];
-    if (decodeHeaderValue(raw) !== bodyValue) {
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return new HeaderMismatchError('Header mismatch: Mcp-Name header is not valid Base64 of UTF-8');
+    if (decoded !== bodyValue) {
       return new HeaderMismatchError(`Header mismatch: Mcp-Name header does not match body ${source}`);
     }
   }

@@ -28,7 +28,9 @@ export { createInProcessBus, type ChangeBus, type ChangeEvent, type ConcreteChan
 export type { RemoteChangeHook } from './change-applier.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, type CacheableResult } from './caching.ts';
-export { InvalidCachingError, InvalidToolSchemaError } from './definition-errors.ts';
+export { InvalidCachingError, InvalidPromptError, InvalidToolSchemaError, InvalidUriTemplateError } from './definition-errors.ts';
+export type { ResourceTemplateDefinition, ResourceTemplateReader } from './resource-templates.ts';
+export { MAX_COMPLETION_VALUES, type CompleteCallback, type CompletionContext } from './completions.ts';
 export type { RequestContext, LogLevel } from './request-context.ts';
 export type {
   ToolDefinition,
@@ -50,5 +52,29 @@ export {
   ResourceNotFoundError,
   LimitExceededError,
 } from './errors.ts';
+export {
+  InvalidClientAnswerError,
+  InvalidRequestStateError,
+  ClientRequestRefusedError,
+  ClientRequestTimeoutError,
+  ClientRequestCancelledError,
+  type RequestStateProblem,
+} from './errors.ts';
+export { UndeclaredClientCapabilityError } from './client-input.ts';
+export type {
+  ClientInput,
+  AskOptions,
+  ElicitParams,
+  ElicitFormParams,
+  ElicitUrlParams,
+  ElicitResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  SamplingMessage,
+  ListRootsResult,
+  Root,
+} from './client-input.ts';
+export { InputRequiredSignal } from './input-round.ts';
+export { newRequestStateKey } from './request-state.ts';
 export type { StreamEndReason } from './listen-stream.ts';
 export type { SessionEndReason } from './legacy-session.ts';

@@ -40,6 +40,8 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
     progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
     logThreshold: session.logLevel ?? 'debug',
     channel,
+    asker: session.clientRequests.askerFor(channel, signal),
+    inputRound: 0,
   });
   const shared = methods.answerShared(method, core.registry, params, core.pageSize, context, core.settled);
   if (shared) return shared;

@@ -10,6 +10,8 @@ import { serverSessionMachine, type ServerSessionEvent, type SessionEndReason } 
 import { LEGACY_VERSIONS, type ServerCapabilities } from '../protocol/versions.ts';
 import { LIST_CHANGED_METHOD, type Audience, type AudienceIndex, type ListKind } from './audience-index.ts';
 import type { ConcreteChange } from './bus.ts';
+import { ClientRequests } from './client-requests.ts';
+import { DEFAULT_LIMITS } from './limits.ts';
 import { Lane, type Outbox } from './outbox.ts';
 import type { LogLevel } from './request-context.ts';
 
@@ -25,6 +27,8 @@ export interface LegacySessionOptions {
   idleMs: number;
   /** A session not initialized this long after its start ends (`initialize_timeout`); undefined: no limit (stdio). */
   initializeMs?: number;
+  /** How long a request sent to the client (sampling, elicitation, roots) may wait for its answer (default: DEFAULT_LIMITS'). */
+  clientRequestTimeoutMs?: number;
   onEnd(session: LegacySession, reason: SessionEndReason): void;
 }
 
@@ -34,12 +38,15 @@ export class LegacySession implements Audience {
   readonly id: string;
   readonly subscriptions = new Set<string>();
   logLevel: LogLevel | undefined;
+  /** Requests sent to this session's client on behalf of handlers, awaiting answers. */
+  readonly clientRequests: ClientRequests;
   private readonly actor: Actor<typeof serverSessionMachine>;
   private lane: Lane | undefined;
   private kinds: ListKind[] = [];
 
   constructor(private readonly options: LegacySessionOptions) {
     this.id = options.id;
+    this.clientRequests = new ClientRequests(options.clientRequestTimeoutMs ?? DEFAULT_LIMITS.clientRequestTimeoutMs, (json) => this.lane?.offer(`c${json}`, json));
     this.actor = createActor(serverSessionMachine, {
       input: { supportedVersions: LEGACY_VERSIONS, idleMs: options.idleMs, initializeMs: options.initializeMs },
     });
@@ -51,6 +58,7 @@ export class LegacySession implements Audience {
       }
       if (snapshot.status === 'done') {
         this.unregister();
+        this.clientRequests.close();
         this.lane?.kill();
         this.lane = undefined;
         options.onEnd(this, snapshot.output);

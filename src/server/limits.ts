@@ -44,6 +44,20 @@
  *   while this many answers, or twice this many notifications, wait unread.
  * - `finishTimeoutMs` (default 5,000): how long a graceful listen completion
  *   may take to flush before the stream is cut.
+ * - `clientRequestTimeoutMs` (default 60,000): how long a handler's ask
+ *   (`elicit`, `createMessage`, `listRoots`) waits for a legacy client's
+ *   answer; then the client gets `notifications/cancelled` and the ask rejects
+ *   with ClientRequestTimeoutError.
+ * - `maxInputRounds` (default 8): input-required rounds of one modern request;
+ *   an attempt that would need one more is refused with -32602
+ *   (`data.reason = 'too_many_rounds'`).
+ * - `maxRequestStateBytes` (default 65,536, 64 KiB): the sealed
+ *   `requestState` of an input-required result (it carries the answers given
+ *   so far); a larger one fails the request with -32000
+ *   (`data.limit = 'maxRequestStateBytes'`).
+ * - `requestStateTtlMs` (default 600,000, ten minutes): how long a
+ *   `requestState` is accepted after it was issued; later it is refused with
+ *   -32602 (`data.reason = 'expired'`).
  */
 export interface ServerLimits {
   maxListenStreams: number;
@@ -57,6 +71,10 @@ export interface ServerLimits {
   initializeTimeoutMs: number;
   outboxHighWater: number;
   finishTimeoutMs: number;
+  clientRequestTimeoutMs: number;
+  maxInputRounds: number;
+  maxRequestStateBytes: number;
+  requestStateTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -71,4 +89,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   initializeTimeoutMs: 30_000,
   outboxHighWater: 256,
   finishTimeoutMs: 5_000,
+  clientRequestTimeoutMs: 60_000,
+  maxInputRounds: 8,
+  maxRequestStateBytes: 64 * 1024,
+  requestStateTtlMs: 600_000,
 };

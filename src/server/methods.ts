@@ -3,11 +3,13 @@
  * Results here carry no era-specific fields; the routers add them.
  */
 import type { JsonObject } from '../protocol/jsonrpc.ts';
-import { InvalidParamsError, MissingClientCapabilityError, ResourceNotFoundError } from './errors.ts';
+import { canComplete, complete } from './completions.ts';
+import { InvalidParamsError, MethodNotFoundError, MissingClientCapabilityError } from './errors.ts';
 import type { Registry } from './registry.ts';
 import type { RequestContext } from './request-context.ts';
 import { toolFailure } from './tool-failure.ts';
 import { isJsonObject } from './json-values.ts';
+import { listResourceTemplates, readResource } from './resource-templates.ts';
 
 function stringParam(params: JsonObject | undefined, key: string): string {
   const value = params?.[key];
@@ -43,7 +45,12 @@ export async function callTool(registry: Registry, params: JsonObject | undefine
 
 export function listPrompts(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {
   const { items, nextCursor } = registry.prompts.page(params?.cursor, pageSize);
-  const prompts = items.map(({ key, definition }) => ({ name: key, ...definition }));
+  const prompts = items.map(({ key, definition }) => {
+    if (definition.arguments === undefined) return { name: key, ...definition };
+    // A completion callback is the server's own; the list shows only what the argument is.
+    const args = definition.arguments.map(({ complete: _complete, ...argument }) => argument);
+    return { name: key, ...definition, arguments: args };
+  });
   return nextCursor === undefined ? { prompts } : { prompts, nextCursor };
 }
 
@@ -73,13 +80,6 @@ export function listResources(registry: Registry, params: JsonObject | undefined
   return nextCursor === undefined ? { resources } : { resources, nextCursor };
 }
 
-export async function readResource(registry: Registry, params: JsonObject | undefined, context: RequestContext): Promise<JsonObject> {
-  const uri = stringParam(params, 'uri');
-  const entry = registry.resources.get(uri);
-  if (!entry) throw new ResourceNotFoundError(uri);
-  return { contents: await entry.handler(uri, context) };
-}
-
 /** `resources/subscribe` and `unsubscribe` (legacy) need a URI; the resource need not exist yet. */
 export const uriParam = (params: JsonObject | undefined): string => stringParam(params, 'uri');
 
@@ -91,8 +91,13 @@ const SHARED_METHODS = new Map<string, SharedMethod>([
   ['prompts/list', async (registry, params, pageSize) => listPrompts(registry, params, pageSize)],
   ['prompts/get', (registry, params, _pageSize, context) => getPrompt(registry, params, context)],
   ['resources/list', async (registry, params, pageSize) => listResources(registry, params, pageSize)],
-  ['resources/templates/list', async () => ({ resourceTemplates: [] })],
-  ['resources/read', (registry, params, _pageSize, context) => readResource(registry, params, context)],
+  ['resources/templates/list', async (registry, params, pageSize) => listResourceTemplates(registry, params, pageSize)],
+  ['resources/read', (registry, params, _pageSize, context) => readResource(registry, stringParam(params, 'uri'), context)],
+  ['completion/complete', async (registry, params, _pageSize, context) => {
+    // The capability follows the registry: advertised while something can complete, and only then answered.
+    if (!canComplete(registry)) throw new MethodNotFoundError('completion/complete');
+    return complete(registry, params, context);
+  }],
 ]);
 
 /** The reads a change notification tells clients to repeat: answered once the bus settled, so they see the change. */

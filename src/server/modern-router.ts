@@ -9,8 +9,10 @@ import { MetaKey } from '../protocol/versions.ts';
 import { cacheHintFor } from './caching.ts';
 import type { ServerCore } from './core.ts';
 import { readEnvelope, SUPPORTED_MODERN_VERSIONS } from './envelope.ts';
-import { MethodNotFoundError, toWireError } from './errors.ts';
+import { InvalidRequestError, MethodNotFoundError, toWireError } from './errors.ts';
+import type { ClientAsker } from './client-input.ts';
 import * as methods from './methods.ts';
+import { INPUT_METHODS, InputRound } from './input-round.ts';
 import type { Outcome } from './outcome.ts';
 import { createRequestContext, type ReplyChannel } from './request-context.ts';
 
@@ -33,6 +35,7 @@ export async function routeModern(core: ServerCore, request: JsonRpcRequest, cha
   try {
     const { params, method } = request;
     const envelope = readEnvelope(params);
+    const round = INPUT_METHODS.has(method) ? new InputRound(core.requestStates, core.limits, Date.now, method, params) : undefined;
     const context = createRequestContext({
       era: 'modern',
       requestId: request.id,
@@ -41,15 +44,30 @@ export async function routeModern(core: ServerCore, request: JsonRpcRequest, cha
       progressToken: envelope.progressToken,
       logThreshold: envelope.logLevel,
       channel,
+      asker: round ?? NO_ASKS,
+      inputRound: round?.round ?? 0,
     });
-    const result = method === 'server/discover' ? discoverResult(core) : await methods.answerShared(method, core.registry, params, core.pageSize, context, core.settled);
+    let result: JsonObject | undefined;
+    try {
+      result = method === 'server/discover' ? discoverResult(core) : await methods.answerShared(method, core.registry, params, core.pageSize, context, core.settled);
+    } catch (error) {
+      if (!round?.incomplete) throw error;
+    }
+    // Whatever the attempt returned or threw, it ran without input it asked for.
+    if (round?.incomplete) return { kind: 'result', result: round.inputRequired() };
     if (!result) throw new MethodNotFoundError(method);
-    // Every modern result here is complete (no input_required yet), so cacheable methods carry their hints.
+    // A complete result: cacheable methods carry their hints.
     return { kind: 'result', result: { resultType: 'complete', ...result, ...cacheHintFor(core.caching, core.registry, method, params) } };
   } catch (error) {
     return { kind: 'error', error: toWireError(error) };
   }
 }
+
+/** Methods outside INPUT_METHODS run no handler that could ask; should one ever, it is refused. */
+const NO_ASKS: ClientAsker = {
+  refusesUndeclared: 'wire_error',
+  ask: (method) => Promise.reject(new InvalidRequestError(`Invalid request: ${method} cannot be asked while answering this method`)),
+};
 
 function discoverResult(core: ServerCore): JsonObject {
   const result: JsonObject = {

@@ -12,10 +12,29 @@ import { markedParameters, valueAtPath } from '../protocol/param-headers.ts';
 import { HeaderMismatchError } from './errors.ts';
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
+/** RFC 4648 section 4 Base64, padded: what the spec's sentinel holds; anything else is refused, not guessed at. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-export function decodeHeaderValue(value: string): string {
+/**
+ * A header value after Base64 sentinel decoding (`=?base64?…?=`); a value
+ * without the whole sentinel is literal. Undefined when the sentinel holds
+ * anything but padded Base64 of UTF-8 (`Buffer.from` alone would skip bad
+ * characters and accept missing padding), which the caller refuses with -32020.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
   const match = SENTINEL.exec(value);
-  return match ? Buffer.from(match[1]!, 'base64').toString('utf8') : value;
+  if (!match) return value;
+  const encoded = match[1]!;
+  if (!BASE64.test(encoded)) return undefined;
+  const bytes = Buffer.from(encoded, 'base64');
+  // Non-zero bits after the last full byte: not the canonical encoding of any value.
+  if (bytes.toString('base64') !== encoded) return undefined;
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 function sameValue(header: string, value: unknown): boolean {
@@ -32,7 +51,9 @@ export function paramHeaderMismatch(schema: JsonObject, args: JsonObject, header
     const raw = header(`mcp-param-${name.toLowerCase()}`);
     if (value === undefined || value === null) continue;
     if (raw === undefined) return new HeaderMismatchError(`Header mismatch: Mcp-Param-${name} header is required`);
-    if (!sameValue(decodeHeaderValue(raw), value)) {
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return new HeaderMismatchError(`Header mismatch: Mcp-Param-${name} header is not valid Base64 of UTF-8`);
+    if (!sameValue(decoded, value)) {
       return new HeaderMismatchError(`Header mismatch: Mcp-Param-${name} header does not match argument ${path.join('.')}`);
     }
   }

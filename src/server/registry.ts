@@ -10,6 +10,8 @@ import type { CacheHint } from './caching.ts';
 import { InvalidParamsError } from './errors.ts';
 import type { ArgumentCheck } from './tool-arguments.ts';
 import type { RequestContext } from './request-context.ts';
+import type { ResourceTemplateBinding, ResourceTemplateDefinition } from './resource-templates.ts';
+import type { CompleteCallback } from './completions.ts';
 
 export interface ToolDefinition {
   title?: string;
@@ -34,6 +36,8 @@ export interface PromptArgument {
   name: string;
   description?: string;
   required?: boolean;
+  /** Suggests values for this argument (`completion/complete` with `ref/prompt`); not listed. */
+  complete?: CompleteCallback;
 }
 
 export interface PromptDefinition {
@@ -94,23 +98,29 @@ export class Catalog<D, H> {
     return this.entries.get(key);
   }
 
-  page(cursor: unknown, pageSize: number): { items: Entry<D, H>[]; nextCursor?: string } {
+  /** Every entry, sorted by key. */
+  all(): readonly Entry<D, H>[] {
     this.sorted ??= [...this.entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return this.sorted;
+  }
+
+  page(cursor: unknown, pageSize: number): { items: Entry<D, H>[]; nextCursor?: string } {
+    const sorted = this.all();
     let start = 0;
     if (cursor !== undefined) {
       const after = decodeCursor(cursor);
       // First entry sorting after the last one already returned.
       let low = 0;
-      let high = this.sorted.length;
+      let high = sorted.length;
       while (low < high) {
         const mid = (low + high) >>> 1;
-        if (this.sorted[mid]!.key <= after) low = mid + 1;
+        if (sorted[mid]!.key <= after) low = mid + 1;
         else high = mid;
       }
       start = low;
     }
-    const items = this.sorted.slice(start, start + pageSize);
-    const more = start + pageSize < this.sorted.length;
+    const items = sorted.slice(start, start + pageSize);
+    const more = start + pageSize < sorted.length;
     return more ? { items, nextCursor: encodeCursor(items[items.length - 1]!.key) } : { items };
   }
 }
@@ -140,4 +150,6 @@ export class Registry {
   readonly tools = new Catalog<ToolDefinition, ToolBinding>();
   readonly prompts = new Catalog<PromptDefinition, PromptHandler>();
   readonly resources = new Catalog<ResourceDefinition, ResourceReader>();
+  /** Keyed by URI template; read through when no fixed resource has the URI. */
+  readonly resourceTemplates = new Catalog<ResourceTemplateDefinition, ResourceTemplateBinding>();
 }

@@ -15,6 +15,7 @@
  */
 import type { Era } from '../../machines/era.ts';
 import type { RequestId } from '../protocol/jsonrpc.ts';
+import { clientInput, type ClientAsker, type ClientInput } from './client-input.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -22,7 +23,18 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const isLogLevel = (value: unknown): value is LogLevel =>
   typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value);
 
-export interface RequestContext {
+/**
+ * Besides the fields below, `elicit`, `createMessage` and `listRoots`
+ * (ClientInput) ask the client for input, the same code in both eras: legacy,
+ * a request to the client over the session, awaited (with
+ * `limits.clientRequestTimeoutMs` and this request's `signal`); modern, an
+ * input-required result and the client's retry, on which the handler runs
+ * again and each ask answers at once with the client's response. An ask the
+ * client did not declare the capability for is never sent: it throws
+ * MissingClientCapabilityError (-32021, modern) or
+ * UndeclaredClientCapabilityError (legacy, whose protocol has no such code).
+ */
+export interface RequestContext extends ClientInput {
   readonly era: Era;
   readonly requestId: RequestId;
   /** Aborted when the client cancels the request or its connection goes away. */
@@ -30,6 +42,8 @@ export interface RequestContext {
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   progress(progress: number, total?: number, message?: string): Promise<void>;
   log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+  /** Modern era: the input-required rounds this request went through (0 on the first attempt). Legacy: always 0. */
+  readonly inputRound: number;
 }
 
 /** Where request-scoped notifications for one request go. */
@@ -46,6 +60,9 @@ export interface RequestScope {
   /** Lowest level sent; undefined sends no log messages. */
   logThreshold: LogLevel | undefined;
   channel: ReplyChannel;
+  /** How this era carries the handler's asks to the client. */
+  asker: ClientAsker;
+  inputRound: number;
 }
 
 export function createRequestContext(scope: RequestScope): RequestContext {
@@ -55,6 +72,8 @@ export function createRequestContext(scope: RequestScope): RequestContext {
     requestId: scope.requestId,
     signal,
     clientCapabilities: scope.clientCapabilities,
+    inputRound: scope.inputRound,
+    ...clientInput(scope.asker, scope.clientCapabilities),
     async progress(progress, total, message) {
       if (progressToken === undefined || signal.aborted) return;
       const params: Record<string, unknown> = { progressToken, progress };

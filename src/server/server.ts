@@ -18,6 +18,8 @@ import type {
   ToolDefinition,
   ToolHandler,
 } from './registry.ts';
+import { checkPromptCompletions } from './completions.ts';
+import { bindResourceTemplate, type ResourceTemplateDefinition, type ResourceTemplateReader } from './resource-templates.ts';
 import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from './stdio.ts';
 
 export interface McpServer {
@@ -29,11 +31,21 @@ export interface McpServer {
    */
   defineTool(name: string, definition: ToolDefinition, handler: ToolHandler): void;
   removeTool(name: string): boolean;
+  /** Throws InvalidPromptError, registering nothing, when an argument's `complete` is not a function. */
   definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
   removePrompt(name: string): boolean;
   /** Throws InvalidCachingError (registering nothing) when `definition.caching` is malformed. */
   defineResource(uri: string, definition: ResourceDefinition, read: ResourceReader): void;
   removeResource(uri: string): boolean;
+  /**
+   * An RFC 6570 (level 1–3) resource template, listed by `resources/templates/list`; a `resources/read` of a URI
+   * no fixed resource has goes to the first template (in uriTemplate order) it matches, with the variables
+   * decoded. Replaces a template of the same `uriTemplate`. Throws InvalidUriTemplateError or InvalidCachingError,
+   * registering nothing, when the template or its definition is malformed. Announce it with notifyResourcesListChanged.
+   */
+  defineResourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, read: ResourceTemplateReader): void;
+  /** False if no template has this `uriTemplate`; announce the removal with notifyResourcesListChanged. */
+  removeResourceTemplate(uriTemplate: string): boolean;
   /** Legacy: every initialized session. Modern: every listen stream that asked for tools. */
   notifyToolsListChanged(): void;
   notifyPromptsListChanged(): void;
@@ -82,13 +94,20 @@ export function createServer(options: ServerOptions): McpServer {
       core.toolInputs.release(name);
       return core.registry.tools.delete(name);
     },
-    definePrompt: (name, definition, handler) => core.registry.prompts.set(name, definition, handler),
+    definePrompt(name, definition, handler) {
+      checkPromptCompletions(name, definition);
+      core.registry.prompts.set(name, definition, handler);
+    },
     removePrompt: (name) => core.registry.prompts.delete(name),
     defineResource(uri, definition, read) {
       checkCacheHint(definition.caching, `resource ${uri}: caching`);
       core.registry.resources.set(uri, definition, read);
     },
     removeResource: (uri) => core.registry.resources.delete(uri),
+    defineResourceTemplate(uriTemplate, definition, read) {
+      core.registry.resourceTemplates.set(uriTemplate, definition, bindResourceTemplate(uriTemplate, definition, read));
+    },
+    removeResourceTemplate: (uriTemplate) => core.registry.resourceTemplates.delete(uriTemplate),
     notifyToolsListChanged: () => core.bus.publish({ type: 'tools_list_changed' }),
     notifyPromptsListChanged: () => core.bus.publish({ type: 'prompts_list_changed' }),
     notifyResourcesListChanged: () => core.bus.publish({ type: 'resources_list_changed' }),

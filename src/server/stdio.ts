@@ -112,7 +112,9 @@ export class StdioConnection implements StdioConnectionHandle {
         void this.onRequest(frame.message);
         return;
       case 'response':
-        return; // this server sends no requests, so there is nothing to correlate
+        // Answers to what handlers asked the legacy client; anything else is late or stray and dropped.
+        this.session?.clientRequests.settle(frame.message);
+        return;
     }
   }
 

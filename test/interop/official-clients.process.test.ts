@@ -7,9 +7,9 @@
  * CLI is in inspector-cli.process.test.ts; the other direction in our-client.process.test.ts.
  *
  * The server hands out one item per page, so every list but the empty one
- * takes several pages; each client walks them its own way. Our server cannot
- * define resource templates yet (issue 18): an empty templates/list is what
- * can be checked.
+ * takes several pages; each client walks them its own way. The fixture
+ * defines no resource templates, so an empty templates/list is what is
+ * checked here (test/server/templates-completions.process.test.ts has them).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';

@@ -140,6 +140,23 @@ describe('bad input over HTTP', () => {
     expect([wrong.status, wrong.json?.error?.code]).toEqual([400, ErrorCode.HeaderMismatch]);
   });
 
+  it('refuses a Base64 sentinel value with bad characters or bad padding (400, -32020), as Mcp-Param and as Mcp-Name', async () => {
+    const { url } = await start();
+    server!.defineTool('region_query', {
+      description: 'Has a header-mirrored argument',
+      inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+    }, () => ({ content: [{ type: 'text', text: 'ok' }] }));
+    const call = { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { _meta: modernMeta(), name: 'region_query', arguments: { region: 'Hello' } } };
+    const headers = modernHeaders('tools/call', 'region_query');
+    expect((await post(url, call, { ...headers, 'mcp-param-region': '=?base64?SGVsbG8=?=' })).status).toBe(200);
+    for (const value of ['=?base64?SGVs!!!bG8=?=', '=?base64?SGVsbG8?=']) {
+      const refused = await post(url, call, { ...headers, 'mcp-param-region': value });
+      expect([refused.status, refused.json?.error?.code, refused.json?.id]).toEqual([400, ErrorCode.HeaderMismatch, 11]);
+    }
+    const badName = await post(url, call, { ...modernHeaders('tools/call', '=?base64?cmVnaW9u!X3F1ZXJ5?='), 'mcp-param-region': 'Hello' });
+    expect([badName.status, badName.json?.error?.code]).toEqual([400, ErrorCode.HeaderMismatch]);
+  });
+
   it('answers an unsupported version with -32022 and the supported list, an unknown method with 404', async () => {
     const { url } = await start();
     const old = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta({ 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }) } };

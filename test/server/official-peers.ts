@@ -43,9 +43,10 @@ export function newClient(era: Era, name = 'test-client'): Client {
   return client;
 }
 
-export async function connectStdio(era: Era, fixtureArgs: string[] = []): Promise<Client> {
+/** Connects to a fixture server started as a stdio child: the own-server fixture unless `fixture` names another. */
+export async function connectStdio(era: Era, fixtureArgs: string[] = [], fixture = STDIO_FIXTURE): Promise<Client> {
   const client = newClient(era);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [fixtureBundle(STDIO_FIXTURE), ...fixtureArgs], stderr: 'inherit' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [fixtureBundle(fixture), ...fixtureArgs], stderr: 'inherit' });
   await client.connect(transport);
   tap(client, transport as never);
   return client;
