@@ -23,11 +23,15 @@ export default defineConfig({
     globalSetup: ['test/package/build-dist.setup.ts', 'test/setup/fixtures.setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // Real peers are child processes; two cores are shared between them and the suite.
-    maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [PROCESS_TESTS] } },
-      { extends: true, test: { name: 'process', include: [PROCESS_TESTS] } },
+      // CPU-bound: one worker per core of the two, first.
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [PROCESS_TESTS], maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
+      // Then the process files, which mostly wait on their children (starts, restarts, backoff): four at a time keep
+      // two cores busy where two left them idle. Vitest runs projects of different worker counts as ordered groups.
+      { extends: true, test: { name: 'process', include: [PROCESS_TESTS], maxWorkers: 4, sequence: { groupOrder: 1 } } },
     ],
   },
 });

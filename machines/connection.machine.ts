@@ -20,9 +20,19 @@ export { backoffDelay, type Backoff, type Negotiated, type NegotiationSettings }
 /** Documented defaults: 5 attempts, 250 ms doubling, capped at 10 s. */
 export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
 
+/**
+ * What a failed first connect does: `fail` reports `connection.failed` at once
+ * (a service learns of a wrong address immediately); `retry` retries with the
+ * reconnect backoff and reports `connection.failed` only when its attempts are
+ * spent (a watcher started before its server).
+ */
+export type FirstConnectPolicy = 'fail' | 'retry';
+
 export interface ConnectionInput {
   /** `false` disables reconnection: a lost transport closes the connection. */
   backoff: Backoff | false;
+  /** Default `fail`; `retry` needs `backoff`. */
+  firstConnect?: FirstConnectPolicy;
   /** A number in [0, 1) for jitter; injected so tests are deterministic. */
   random: () => number;
   /** The era preference and the timeouts every negotiation uses (machines/negotiation.machine.ts). */
@@ -31,6 +41,7 @@ export interface ConnectionInput {
 
 export interface ConnectionContext {
   backoff: Backoff | false;
+  firstConnect: FirstConnectPolicy;
   random: () => number;
   negotiation: NegotiationSettings;
   /** What the open transport said: whether a legacy server on it may leave the probe unanswered. */
@@ -100,10 +111,11 @@ export const connectionMachine = setup({
     negotiate: negotiationMachine,
   },
   guards: {
-    neverConnected: ({ context }) => context.generation === 0,
+    firstConnectFailed: ({ context }) =>
+      context.generation === 0 && (context.firstConnect === 'fail' || context.backoff === false || context.attempt >= context.backoff.maxAttempts),
     reconnectDisabled: ({ context }) => context.backoff === false,
     attemptsExhausted: ({ context }) => context.backoff !== false && context.attempt >= context.backoff.maxAttempts,
-    wasReady: ({ context }) => context.attempt === 0,
+    wasReady: ({ context }) => context.attempt === 0 && context.generation > 0,
     negotiationFailed: ({ event }) => outcomeOf(event).type === 'failed',
     eraChanged: ({ context, event }) => {
       const outcome = outcomeOf(event);
@@ -170,6 +182,7 @@ export const connectionMachine = setup({
   id: 'connection',
   context: ({ input }) => ({
     backoff: input.backoff,
+    firstConnect: input.firstConnect ?? 'fail',
     random: input.random,
     negotiation: input.negotiation,
     silenceMayMeanLegacy: true,
@@ -234,10 +247,14 @@ export const connectionMachine = setup({
         },
       },
     },
-    /** The transport failed or could not be opened: retry, give up, or report a failed first connect. */
+    /**
+     * The transport failed or could not be opened: retry, give up, or report a
+     * failed first connect (at once, or once its retries are spent). A first
+     * connect's retries are not a loss: only `reconnecting` is announced.
+     */
     offline: {
       always: [
-        { guard: 'neverConnected', target: 'idle', actions: 'announceFailed' },
+        { guard: 'firstConnectFailed', target: 'idle', actions: 'announceFailed' },
         {
           guard: 'reconnectDisabled',
           target: 'closed',

@@ -34,7 +34,7 @@ export {
   InputRoundsExceededError,
   MalformedInputRequiredError,
 } from './client/input-required.ts';
-export { DEFAULT_BACKOFF, type Backoff } from '../machines/connection.machine.ts';
+export { DEFAULT_BACKOFF, type Backoff, type FirstConnectPolicy } from '../machines/connection.machine.ts';
 export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-reason.ts';
 export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';
 export type { RequestOptions, Inspect } from './client/ports.ts';

@@ -82,7 +82,8 @@ Options:
   --once                    print the era, capabilities and lists, then exit
   --max-attempts N          give up after N reconnect attempts (default: retry forever,
                             ${DEFAULT_BACKOFF.baseDelayMs} ms doubling up to ${DEFAULT_BACKOFF.maxDelayMs / 1000} s, jittered)
-  --inspect                 serve a page of the live actors' statecharts (works offline)
+  --inspect                 serve a page of the live actors' statecharts (works offline),
+                            and a relay to the hosted Stately inspector at /stately
   --inspect-port PORT       the inspector's port (default ${DEFAULT_INSPECT_PORT}; 0: any free port)
   --inspect-host HOST       the inspector's address (default ${DEFAULT_INSPECT_HOST}; other than
                             loopback, anyone who can reach it sees the actors' states and events)

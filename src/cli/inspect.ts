@@ -5,13 +5,22 @@
  * handed to createClient, so every actor the client makes (connection,
  * subscriptions, listeners, URI worker, cache) shows up on the page. Nothing
  * is fetched from the network; the page needs no internet.
+ *
+ * The same server relays to the hosted Stately inspector: `/stately` is a page
+ * that frames stately.ai and feeds it from the WebSocket at `/stately/socket`
+ * (our own RFC 6455 server side, src/inspector/websocket.ts), which carries
+ * state values and event types in Stately's message shapes, never context.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Inspect } from '../client/ports.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import { InspectionFeed } from '../inspector/inspection-feed.ts';
 import { INSPECTOR_PAGE } from '../inspector/inspector-page.ts';
+import { STATELY_BRIDGE_PAGE, STATELY_INSPECTOR_ORIGIN, STATELY_SOCKET_PATH } from '../inspector/stately-bridge-page.ts';
+import { StatelyRelay } from '../inspector/stately-relay.ts';
+import { checkHandshake, CloseCode, refuseUpgrade, WebSocketConnection } from '../inspector/websocket.ts';
 
 /** The inspector's address cannot be bound (port in use, unknown host). */
 export class InspectorPortError extends McpActorsError {
@@ -32,6 +41,10 @@ export interface RunningInspector {
   url: string;
   /** The page's live feed (Server-Sent Events, one JSON message per event). */
   feed: string;
+  /** The page that shows the actors in the hosted Stately inspector (needs stately.ai reachable). */
+  stately: string;
+  /** The Stately relay's WebSocket (what `@statelyai/inspect`'s `createWebSocketReceiver` connects to). */
+  statelySocket: string;
   /** Whether only this machine can reach it. */
   loopback: boolean;
   stop(): Promise<void>;
@@ -41,10 +54,23 @@ export interface RunningInspector {
 export const isLoopback = (host: string): boolean =>
   host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 
+/** Starts the inspector's server: the local page, its feed, and the Stately relay. */
 export async function startInspector(address: InspectorAddress): Promise<RunningInspector> {
   const feed = new InspectionFeed();
+  const relay = new StatelyRelay();
+  const sockets = new Set<WebSocketConnection>();
   const loopback = isLoopback(address.host);
-  const server = createServer((request, response) => serve(request, response, feed, loopback ? allowedHosts(address.host, port()) : undefined));
+  const hosts = () => (loopback ? allowedHosts(address.host, port()) : undefined);
+  const server = createServer((request, response) => serve(request, response, feed, hosts()));
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const connection = upgrade(request, socket, head, hosts());
+    if (!connection) return;
+    sockets.add(connection);
+    connection.onClose(() => sockets.delete(connection));
+    for (const message of relay.present()) connection.send(JSON.stringify(message));
+    const unsubscribe = relay.subscribe((message) => connection.send(JSON.stringify(message)));
+    connection.onClose(unsubscribe);
+  });
   const port = () => (server.address() as { port: number }).port;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -55,13 +81,20 @@ export async function startInspector(address: InspectorAddress): Promise<Running
   });
   const origin = `http://${isIP(address.host) === 6 ? `[${address.host}]` : address.host}:${port()}`;
   return {
-    inspect: feed.observe,
+    inspect: (event) => {
+      feed.observe(event);
+      relay.observe(event);
+    },
     url: `${origin}/`,
     feed: `${origin}/feed`,
+    stately: `${origin}/stately`,
+    statelySocket: `${origin.replace(/^http/, 'ws')}${STATELY_SOCKET_PATH}`,
     loopback,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        // Upgraded sockets are no longer the HTTP server's to close.
+        for (const connection of sockets) connection.close(CloseCode.goingAway);
         // Open feeds never end by themselves; close them so the server (and the process) can.
         server.closeAllConnections();
       }),
@@ -83,6 +116,15 @@ function serve(request: IncomingMessage, response: ServerResponse, feed: Inspect
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'" });
     return void response.end(INSPECTOR_PAGE);
   }
+  if (path === '/stately') {
+    response.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-src ${STATELY_INSPECTOR_ORIGIN}; connect-src 'self'`,
+    });
+    return void response.end(STATELY_BRIDGE_PAGE);
+  }
+  if (path === STATELY_SOCKET_PATH) return void response.writeHead(426, { upgrade: 'websocket', 'content-type': 'text/plain' }).end('WebSocket only\n');
   if (path === '/feed') {
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
     const send = (message: unknown) => {
@@ -96,4 +138,22 @@ function serve(request: IncomingMessage, response: ServerResponse, feed: Inspect
     return;
   }
   response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+}
+
+/**
+ * Accepts a WebSocket to the Stately relay under the same rules as the pages
+ * (loopback Host names only, when on loopback), and only from a page of this
+ * server or a client that is not a browser page (no Origin), so a web page
+ * elsewhere cannot read the actors through the visitor's browser.
+ */
+function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, hosts: Set<string> | undefined): WebSocketConnection | undefined {
+  socket.on('error', () => socket.destroy());
+  const host = request.headers.host ?? '';
+  if (hosts && !hosts.has(host)) return void refuseUpgrade(socket, 421, 'unknown host');
+  if (new URL(request.url ?? '/', 'http://inspector').pathname !== STATELY_SOCKET_PATH) return void refuseUpgrade(socket, 404, 'not found');
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== `http://${host}`) return void refuseUpgrade(socket, 403, 'only pages of this inspector may connect');
+  const handshake = checkHandshake(request);
+  if (!handshake.ok) return void refuseUpgrade(socket, handshake.status, handshake.reason, handshake.status === 426 ? { 'sec-websocket-version': '13' } : {});
+  return new WebSocketConnection(socket, handshake.key, head);
 }

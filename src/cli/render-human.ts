@@ -47,6 +47,7 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
     case 'inspector':
       return [
         `${paint('magenta', '◎ inspector')} open ${paint('bold', event.url)} in a browser ${paint('dim', '(works offline)')}`,
+        `${paint('magenta', '◎ Stately inspector')} open ${paint('bold', event.stately)} ${paint('dim', `(frames stately.ai, needs internet; relay ${event.statelySocket})`)}`,
         ...(event.loopback
           ? []
           : [paint('yellow', `⚠ the inspector is not on a loopback address: anyone who can reach ${event.url} sees every actor's states and events`)]),

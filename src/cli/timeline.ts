@@ -36,7 +36,7 @@ export function serverIdentity(info: Record<string, unknown> | undefined): Serve
 export type TimelineEvent =
   /** A stdio server process was started (once per connection attempt). */
   | { type: 'spawned'; pid: number; command: string }
-  | { type: 'inspector'; url: string; feed: string; loopback: boolean }
+  | { type: 'inspector'; url: string; feed: string; stately: string; statelySocket: string; loopback: boolean }
   | {
       type: 'connected';
       era: Era;

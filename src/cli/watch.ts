@@ -35,7 +35,8 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
   let inspector: RunningInspector | undefined;
   if (command.inspect) {
     inspector = await startInspector(command.inspect);
-    render({ type: 'inspector', url: inspector.url, feed: inspector.feed, loopback: inspector.loopback });
+    const { url, feed, stately, statelySocket, loopback } = inspector;
+    render({ type: 'inspector', url, feed, stately, statelySocket, loopback });
   }
   const transport = transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
   const client = createClient({
@@ -44,6 +45,9 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
     clientInfo: { name: 'mcp-actors-watch', version: '0.1.0' },
     // The connection machine's own backoff, configured: a person keeps the watcher open through an outage.
     reconnect: { maxAttempts: command.maxAttempts },
+    // An HTTP server that is not up yet (started after the watcher, mid-deploy) is waited for the same way; a command the
+    // watcher starts itself that fails will fail again, and --once is a one-shot look, so those fail at once.
+    firstConnect: target.type === 'http' && !command.once ? 'retry' : 'fail',
     ...(inspector ? { inspect: inspector.inspect } : {}),
   });
 

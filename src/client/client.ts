@@ -105,7 +105,7 @@ export class McpClient {
     return this.connection.stateName();
   }
 
-  /** Connects and negotiates; rejects with the cause when the first attempt fails. */
+  /** Connects and negotiates; rejects with the cause when the first connect fails (at once, or with `firstConnect: 'retry'` once its retries are spent). */
   connect(): Promise<void> {
     if (this.connection.ready) return Promise.resolve();
     if (this.connection.actor.getSnapshot().status !== 'active') {

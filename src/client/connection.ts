@@ -9,6 +9,7 @@ import { createActor, fromCallback, type Actor, type ActorOptions } from 'xstate
 import {
   connectionMachine,
   DEFAULT_BACKOFF,
+  type FirstConnectPolicy,
   type Backoff,
   type ConnectionEmitted,
   type Negotiated,
@@ -61,6 +62,11 @@ export interface ConnectionOptions {
   probeTimeoutMs?: number;
   /** `false` disables reconnection; otherwise overrides parts of DEFAULT_BACKOFF. */
   reconnect?: Partial<Backoff> | false;
+  /**
+   * A first connect that fails: `fail` (default) rejects `connect()` at once; `retry` retries it with the
+   * `reconnect` backoff (emitting `connection.reconnecting`) and rejects only when those attempts are spent.
+   */
+  firstConnect?: FirstConnectPolicy;
   /** Passed to every actor the client creates (e.g. a `@statelyai/inspect` inspector's `inspect`). */
   inspect?: Inspect;
   /** For tests: drives the reconnect backoff. */
@@ -162,6 +168,7 @@ export class Connection implements ListenPort {
     this.actor = createActor(machine, {
       input: {
         backoff,
+        ...(options.firstConnect ? { firstConnect: options.firstConnect } : {}),
         random,
         negotiation: { era: this.#options.era, probeTimeoutMs: this.#options.probeTimeoutMs, patienceMs: this.#negotiationPatienceMs() },
       },

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SUITE = ['--import', './test/fixtures/conformance-node20.mjs', 'node_modules/conformance-2026/dist/index.js'];
@@ -28,7 +29,7 @@ function run(args: string[]): Promise<{ code: number | null; output: string }> {
 }
 
 it('the fixture server passes a server scenario', async () => {
-  const server = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/conformance/server.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [fixtureBundle('test/fixtures/conformance/server.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(server);
   const line = await new Promise<string>((resolve) => createInterface({ input: server.stdout }).once('line', resolve));
   const { port } = JSON.parse(line) as { port: number };
@@ -38,11 +39,11 @@ it('the fixture server passes a server scenario', async () => {
 }, 120_000);
 
 it('the client program passes a client scenario', async () => {
-  const command = `${process.execPath} --import tsx test/fixtures/conformance/client.ts`;
+  const command = `${process.execPath} ${fixtureBundle('test/fixtures/conformance/client.ts')}`;
   const result = await run([...SUITE, 'client', '--command', command, '--scenario', 'tools_call', '--spec-version', '2026-07-28', '--timeout', '240000']);
   expect(result, result.output).toMatchObject({ code: 0 });
   expect(result.output).toMatch(/Passed: (\d+)\/\1, 0 failed/);
-  // Generous: the client starts under tsx, which on a loaded 2-core machine has taken minutes.
+  // Generous: the suite and the client are two Node processes per scenario on a loaded 2-core machine.
 }, 300_000);
 
 it('names the issue of every baseline entry', () => {

@@ -164,11 +164,11 @@ export async function killAllCliRuns(): Promise<void> {
 
 /**
  * `watch --json --inspect` of the demo on any free loopback port, with one change a minute (the inspector's view is the
- * actors, not the traffic); resolves with the run and the page and feed addresses it announced.
+ * actors, not the traffic); resolves with the run and the page, feed and Stately relay addresses it announced.
  */
-export async function watchInspected(era: 'auto' | 'legacy' | 'modern'): Promise<{ run: CliRun; url: string; feed: string }> {
+export async function watchInspected(era: 'auto' | 'legacy' | 'modern'): Promise<{ run: CliRun; url: string; feed: string; statelySocket: string }> {
   const run = watchCli(['--json', '--era', era, '--inspect-port', '0'], { ...fastDemoEnv(0), MCP_ACTORS_DEMO_INTERVAL_MS: '60000' });
   const { event } = await run.event((candidate) => candidate.type === 'inspector', 'the inspector line');
   if (event.loopback !== true || !/^http:\/\/127\.0\.0\.1:\d+\/$/.test(String(event.url))) throw new Error(`expected a loopback inspector, got ${JSON.stringify(event)}`);
-  return { run, url: event.url as string, feed: event.feed as string };
+  return { run, url: event.url as string, feed: event.feed as string, statelySocket: event.statelySocket as string };
 }

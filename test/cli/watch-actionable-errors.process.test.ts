@@ -36,7 +36,8 @@ describe('errors a person can act on', () => {
   it('a refused connection says ECONNREFUSED and the address on one line; --json carries the chain', async () => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}/mcp`;
-    const run = watchCli(['--json', url]);
+    // --max-attempts 0: no retries, so the first refusal is the error (by default the watcher waits for the server).
+    const run = watchCli(['--json', '--max-attempts', '0', url]);
     expect((await run.exited).code).toBe(1);
     expect(run.stderr.trim().split('\n')).toEqual([`mcp-actors: cannot watch ${url}: ECONNREFUSED 127.0.0.1:${port}`]);
     const error = run.events.find((event) => event.type === 'error')!.error as Record<string, unknown>;

@@ -6,10 +6,11 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, readHostConfig } from '../../src/cli/host-config.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 import { fixture, killAllCliRuns, ROOT, watchCli, type JsonLine } from './cli-process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-config-'));
@@ -32,13 +33,13 @@ const hostConfig = (url: string) => ({
   mcpServers: {
     alpha: {
       command: process.execPath,
-      args: ['--import', 'tsx', '${FIXTURES}/named-server.ts'],
+      args: ['${FIXTURES}/named-server.mjs'],
       env: { FIXTURE_NAME: 'alpha-${GREETING:-hello}' },
       cwd: join(ROOT, 'test'),
     },
     beta: {
       command: process.execPath,
-      args: ['--import', 'tsx', '${FIXTURES}/named-server.ts'],
+      args: ['${FIXTURES}/named-server.mjs'],
       env: { FIXTURE_NAME: 'beta' },
       cwd: join(ROOT, 'test', 'cli'),
     },
@@ -46,7 +47,8 @@ const hostConfig = (url: string) => ({
   },
 });
 
-const env = { FIXTURES: fixture('').replace(/\/$/, ''), TOKEN: 'secret', GREETING: '' };
+// The stdio servers start from this run's bundle of test/cli/fixtures (plain node, no tsx).
+const env = { FIXTURES: dirname(fixtureBundle(fixture('named-server.ts'))), TOKEN: 'secret', GREETING: '' };
 
 const connectedOf = (events: JsonLine[], name: string) => events.find((event) => event.type === 'connected' && event.serverName === name);
 
@@ -104,7 +106,7 @@ describe('readHostConfig', () => {
     expect(servers[0]!.target).toEqual({
       type: 'stdio',
       command: process.execPath,
-      args: ['--import', 'tsx', '/f/named-server.ts'],
+      args: ['/f/named-server.mjs'],
       env: { FIXTURE_NAME: 'alpha-hi' },
       cwd: join(ROOT, 'test'),
     });

@@ -42,8 +42,8 @@ describe('watch errors', () => {
     expect(line).toMatch(/--era must be auto, legacy or modern/);
   });
 
-  it('a URL nobody listens on exits 1', async () => {
-    const { code, line } = await failure(['--json', 'http://127.0.0.1:9/mcp']);
+  it('a URL nobody listens on exits 1 with --max-attempts 0 (by default the watcher waits for it)', async () => {
+    const { code, line } = await failure(['--json', '--max-attempts', '0', 'http://127.0.0.1:9/mcp']);
     expect(code).toBe(1);
     expect(line).toMatch(/^mcp-actors: cannot watch http:\/\/127.0.0.1:9\/mcp: /);
   });

@@ -12,6 +12,7 @@ import { createParser } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedMessage } from '../../src/inspector/inspection-feed.ts';
 import { fastDemoEnv, killAllCliRuns, watchCli, watchInspected } from './cli-process.ts';
+import { ReceivedMessages } from './received-messages.ts';
 
 const servers: Server[] = [];
 const feeds: AbortController[] = [];
@@ -23,17 +24,13 @@ afterEach(async () => {
 
 /** Everything the feed sent, and a way to wait for something in it. */
 async function receive(url: string) {
-  const seen: FeedMessage[] = [];
-  const waiters = new Set<() => void>();
+  const received = new ReceivedMessages<FeedMessage>('the feed');
   const abort = new AbortController();
   feeds.push(abort);
   const response = await fetch(url, { signal: abort.signal });
   expect(response.headers.get('content-type')).toBe('text/event-stream');
   const parser = createParser({
-    onEvent: (event) => {
-      seen.push(JSON.parse(event.data) as FeedMessage);
-      for (const waiter of [...waiters]) waiter();
-    },
+    onEvent: (event) => received.push(JSON.parse(event.data) as FeedMessage),
   });
   void (async () => {
     const decoder = new TextDecoder();
@@ -44,19 +41,7 @@ async function receive(url: string) {
       // Aborted at the end of the test.
     }
   })();
-  const until = (check: (messages: FeedMessage[]) => boolean, what: string) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the feed never showed ${what}`)), 15_000);
-      const waiter = () => {
-        if (!check(seen)) return;
-        clearTimeout(timer);
-        waiters.delete(waiter);
-        resolve();
-      };
-      waiters.add(waiter);
-      waiter();
-    });
-  return { seen, until };
+  return received;
 }
 
 const sessionsOf = (messages: FeedMessage[], machine: string) =>

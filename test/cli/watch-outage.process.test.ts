@@ -5,12 +5,15 @@
  * bounds it; --once reports what the server offers and exits.
  * The outage lasts as long as the watcher takes to print six attempts (more
  * than the library's default of five): readiness lines, not sleeps.
+ * A server that is down when the watcher starts is waited for the same way
+ * (the connection machine's `firstConnect: 'retry'`); its port is free because
+ * our fixture was started there and killed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/client.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
-import { killAllCliRuns, watchCli, type JsonLine } from './cli-process.ts';
+import { killAllCliRuns, watchCli, type CliRun, type JsonLine } from './cli-process.ts';
 
 let server: HttpFixture | undefined;
 afterEach(async () => {
@@ -32,6 +35,28 @@ async function announceToolsChange(url: string): Promise<void> {
   }
 }
 
+/** Waits for `count` attempts; each is numbered in turn, unbounded, with a delay within the 10 s cap. */
+async function unboundedAttempts(run: CliRun, count: number): Promise<JsonLine[]> {
+  await run.until(() => (reconnecting(run.events).length >= count ? true : undefined), `${count} reconnect attempts`, 30_000);
+  const attempts = reconnecting(run.events);
+  expect(attempts.map((event) => event.attempt)).toEqual(attempts.map((_, index) => index + 1));
+  for (const event of attempts) {
+    expect(event.maxAttempts).toBeUndefined();
+    expect(event.delayMs).toBeGreaterThan(0);
+    expect(event.delayMs).toBeLessThanOrEqual(10_000);
+  }
+  return attempts;
+}
+
+/** A change on the server shows on the timeline; Ctrl-C then ends the watcher cleanly. */
+async function changeShowsThenCtrlC(run: CliRun, url: string): Promise<void> {
+  const from = run.events.length;
+  await announceToolsChange(url);
+  await run.event((event) => event.type === 'notification' && event.method === 'notifications/tools/list_changed', 'the tools notification', from);
+  run.child.kill('SIGINT');
+  expect(await run.exited).toEqual({ code: 0, signal: null });
+}
+
 describe('watch through an outage', () => {
   it('keeps retrying past the library default, shows each attempt and delay, and resumes the timeline', async () => {
     server = await startHttpFixture('own');
@@ -42,14 +67,7 @@ describe('watch through an outage', () => {
 
     await server.kill();
     await run.event((event) => event.type === 'lost', 'the connection lost');
-    await run.until(() => (reconnecting(run.events).length >= 6 ? true : undefined), 'six reconnect attempts', 30_000);
-    const attempts = reconnecting(run.events);
-    expect(attempts.map((event) => event.attempt)).toEqual(attempts.map((_, index) => index + 1));
-    for (const event of attempts) {
-      expect(event.maxAttempts).toBeUndefined();
-      expect(event.delayMs).toBeGreaterThan(0);
-      expect(event.delayMs).toBeLessThanOrEqual(10_000);
-    }
+    const attempts = await unboundedAttempts(run, 6);
     // Doubling: the sixth wait is longer than the first, jitter and all.
     expect(attempts[5]!.delayMs as number).toBeGreaterThan(attempts[0]!.delayMs as number);
     expect(run.child.exitCode).toBeNull();
@@ -61,12 +79,7 @@ describe('watch through an outage', () => {
     await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening again', index);
 
     // The same timeline goes on: a change after the outage is reported like one before it.
-    const from = run.events.length;
-    await announceToolsChange(server.url);
-    await run.event((event) => event.type === 'notification' && event.method === 'notifications/tools/list_changed', 'the tools notification', from);
-
-    run.child.kill('SIGINT');
-    expect(await run.exited).toEqual({ code: 0, signal: null });
+    await changeShowsThenCtrlC(run, server.url);
     expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'disconnected' });
   }, 60_000);
 
@@ -91,5 +104,40 @@ describe('watch through an outage', () => {
     expect(lists.map((event) => event.list).sort()).toEqual(['prompts', 'resources', 'tools']);
     expect(lists.find((event) => event.list === 'tools')!.items).toContain('echo');
     expect(types).not.toContain('reconnecting');
+  });
+});
+
+/** Our HTTP server's address, with nothing listening on it (yet). */
+async function downServer(): Promise<HttpFixture> {
+  const fixture = await startHttpFixture('own');
+  await fixture.kill();
+  return fixture;
+}
+
+describe('watch a server that is down at the start', () => {
+  it('keeps trying, showing each attempt and delay, then connects and follows changes when the server comes up', async () => {
+    server = await downServer();
+    const run = watchCli(['--json', server.url]);
+    const attempts = await unboundedAttempts(run, 3);
+    for (const event of attempts) expect(event.cause).toBe(`ECONNREFUSED 127.0.0.1:${server.port}`);
+    // Waiting for a server is not losing one, and not an error.
+    expect(run.events.map((event) => event.type)).not.toEqual(expect.arrayContaining(['lost']));
+    expect(run.events.some((event) => event.type === 'error' || event.type === 'closed')).toBe(false);
+    expect(run.child.exitCode).toBeNull();
+
+    await server.restart();
+    const { index } = await run.event((event) => event.type === 'connected', 'the connected line', 0);
+    expect(run.events[index]).toMatchObject({ era: 'modern', server: { name: 'own-fixture' } });
+    await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening', index);
+    await changeShowsThenCtrlC(run, server.url);
+  }, 60_000);
+
+  it('--max-attempts 2 against nothing exits 1 after two attempts with the actionable error line', async () => {
+    server = await downServer();
+    const run = watchCli(['--json', '--max-attempts', '2', server.url]);
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    expect(reconnecting(run.events).map((event) => [event.attempt, event.maxAttempts])).toEqual([[1, 2], [2, 2]]);
+    expect(run.stderr.trim().split('\n')).toEqual([`mcp-actors: cannot watch ${server.url}: ECONNREFUSED 127.0.0.1:${server.port}`]);
+    expect(run.events.at(-1)).toMatchObject({ type: 'error', error: { name: 'WatchConnectError', code: 'watch_connect' } });
   });
 });

@@ -22,6 +22,7 @@ import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import { STDIO_FIXTURE } from '../server/official-peers.ts';
 import { LISTS, OWN_FIXTURE_LISTS, type ListName } from './official-clients.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 const LAUNCHER = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url));
 const PAGE_SIZE = '1';
@@ -94,7 +95,7 @@ describe.each(CELLS)('the Inspector CLI against our server over %s, %s era', (tr
   let target: string[];
   beforeEach(async () => {
     if (transport === 'stdio') {
-      target = [process.execPath, '--import', 'tsx', STDIO_FIXTURE, '--page-size', PAGE_SIZE];
+      target = [process.execPath, fixtureBundle(STDIO_FIXTURE), '--page-size', PAGE_SIZE];
     } else {
       server = buildFixtureServer({ pageSize: Number(PAGE_SIZE) });
       target = [(await server.listenHttp({ port: 0 })).url];

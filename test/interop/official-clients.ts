@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/client';
 import { FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 import {
   ALL_CHANGES,
   closeAllPeers,
@@ -143,7 +144,7 @@ async function connectSdk(where: Where): Promise<ClientPeer> {
   }
   const transport =
     where.transport === 'stdio'
-      ? new SdkStdioTransport({ command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE, ...where.args], stderr: 'inherit' })
+      ? new SdkStdioTransport({ command: process.execPath, args: [fixtureBundle(STDIO_FIXTURE), ...where.args], stderr: 'inherit' })
       : new SdkHttpTransport(new URL(where.url));
   sdkClients.add(client);
   await client.connect(transport);

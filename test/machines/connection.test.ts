@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
-import { backoffDelay, connectionMachine, type Backoff, type ConnectionEmitted } from '../../machines/connection.machine.ts';
+import { backoffDelay, connectionMachine, type Backoff, type ConnectionEmitted, type FirstConnectPolicy } from '../../machines/connection.machine.ts';
 import { negotiationMachine } from '../../machines/negotiation.machine.ts';
 import { negotiated } from './negotiated.ts';
 
@@ -9,7 +9,7 @@ import { negotiated } from './negotiated.ts';
 /** What one negotiation's probe answers: an era, a failure, or nothing at all. */
 type Script = 'legacy' | 'modern' | 'silent' | Error;
 
-function harness(options: { eras: Script[]; backoff?: Backoff | false; random?: number }) {
+function harness(options: { eras: Script[]; backoff?: Backoff | false; random?: number; firstConnect?: FirstConnectPolicy }) {
   const clock = new SimulatedClock();
   const transports: { open(): void; fail(cause: unknown): void; closed: boolean }[] = [];
   const eras = [...options.eras];
@@ -50,6 +50,7 @@ function harness(options: { eras: Script[]; backoff?: Backoff | false; random?: 
     input: {
       backoff: options.backoff ?? { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 },
       random: () => options.random ?? 0.5,
+      ...(options.firstConnect ? { firstConnect: options.firstConnect } : {}),
       negotiation: { era: 'auto', probeTimeoutMs: 2_000, patienceMs: 30_000 },
     },
   });
@@ -83,6 +84,44 @@ describe('connection machine', () => {
     expect(h.state()).toBe('idle');
     expect(h.emitted).toEqual([{ type: 'connection.failed', cause: new Error('ENOENT') }]);
     expect(h.transports[0]!.closed).toBe(true);
+  });
+
+  it("firstConnect 'retry': a failed first connect is retried with the backoff, announced as reconnecting, never as lost", async () => {
+    const h = harness({ eras: ['modern'], firstConnect: 'retry' });
+    h.actor.send({ type: 'connect' });
+    h.transports[0]!.fail(new Error('ECONNREFUSED'));
+    expect(h.state()).toBe('reconnecting');
+    expect(h.emitted).toEqual([{ type: 'connection.reconnecting', attempt: 1, delayMs: 75, cause: new Error('ECONNREFUSED') }]);
+    h.clock.increment(75);
+    h.transports[1]!.fail(new Error('ECONNREFUSED'));
+    expect(h.emitted.at(-1)).toEqual({ type: 'connection.reconnecting', attempt: 2, delayMs: 150, cause: new Error('ECONNREFUSED') });
+    h.clock.increment(150);
+    h.transports[2]!.open();
+    await h.settle();
+    expect(h.state()).toEqual({ online: { ready: 'modern' } });
+    expect(h.emitted.at(-1)).toMatchObject({ type: 'connection.ready', generation: 1 });
+    expect(h.emitted.some((event) => event.type === 'connection.lost' || event.type === 'connection.failed')).toBe(false);
+  });
+
+  it("firstConnect 'retry': once its attempts are spent, the first connect fails with the last cause and returns to idle", async () => {
+    const h = harness({ eras: [], firstConnect: 'retry', backoff: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 1_000 } });
+    h.actor.send({ type: 'connect' });
+    h.transports[0]!.fail(new Error('refused 0'));
+    h.clock.increment(75);
+    h.transports[1]!.fail(new Error('refused 1'));
+    h.clock.increment(150);
+    h.transports[2]!.fail(new Error('refused 2'));
+    expect(h.state()).toBe('idle');
+    expect(h.emitted.map((event) => event.type)).toEqual(['connection.reconnecting', 'connection.reconnecting', 'connection.failed']);
+    expect(h.emitted.at(-1)).toEqual({ type: 'connection.failed', cause: new Error('refused 2') });
+  });
+
+  it("firstConnect 'retry' without reconnection (backoff false) fails at once", () => {
+    const h = harness({ eras: [], firstConnect: 'retry', backoff: false });
+    h.actor.send({ type: 'connect' });
+    h.transports[0]!.fail(new Error('refused'));
+    expect(h.state()).toBe('idle');
+    expect(h.emitted).toEqual([{ type: 'connection.failed', cause: new Error('refused') }]);
   });
 
   it('reconnects with backoff after a loss and re-negotiates', async () => {

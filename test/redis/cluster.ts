@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { cuttableLink, type CuttableLink } from './cuttable-link.ts';
 import { startRedis, type RedisProcess } from './redis-server.ts';
 import { roundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 const NODE_SCRIPT = fileURLToPath(new URL('../fixtures/redis-node.ts', import.meta.url));
 
@@ -46,8 +47,8 @@ export interface Cluster {
 }
 
 function startNode(redisUrl: string, name: string, maxLen: number | undefined): Promise<{ node: ClusterNode; child: ChildProcess }> {
-  const args = [NODE_SCRIPT, '--redis', redisUrl, '--name', name, ...(maxLen === undefined ? [] : ['--max-len', String(maxLen)])];
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['--redis', redisUrl, '--name', name, ...(maxLen === undefined ? [] : ['--max-len', String(maxLen)])];
+  const child = spawn(process.execPath, [fixtureBundle(NODE_SCRIPT), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const stderr: string[] = [];
   let watchers: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   createInterface({ input: child.stderr! }).on('line', (line) => {

@@ -3,7 +3,8 @@
  * tsx: `node --import tsx` transpiles every imported module at start-up,
  * which costs hundreds of milliseconds per child on a quiet machine and
  * seconds on a busy one (long enough to race a probe). The global setup
- * bundles each fixture entry (test/fixtures, test/cli/fixtures, examples)
+ * bundles each fixture entry (test/fixtures and its conformance/,
+ * test/cli/fixtures, examples)
  * with esbuild into a folder of its own run (two runs side by side never
  * read each other's half-written files); packages stay external, so the
  * official SDKs run exactly as installed.
@@ -30,7 +31,7 @@ function currentRun(): string {
 }
 
 /** Folders whose `.ts` files (tests aside) are entry points a test may start as a child process. */
-const ENTRY_DIRS = ['test/fixtures', 'test/cli/fixtures', 'examples'];
+const ENTRY_DIRS = ['test/fixtures', 'test/fixtures/conformance', 'test/cli/fixtures', 'examples'];
 
 function entryPoints(): string[] {
   return ENTRY_DIRS.flatMap((dir) =>
