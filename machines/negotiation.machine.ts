@@ -34,6 +34,12 @@
  * switches the wire to the negotiated era (legacy: `notifications/initialized`);
  * `unreadableOutput` reports each line the peer sent that is no JSON-RPC message.
  *
+ * A server that refuses the probe with -32022 (unsupported protocol version)
+ * while its `supported` list names a modern revision we speak gets the probe
+ * once more in that revision (the spec's version-negotiation retry); a second
+ * refusal ends the negotiation, so a server that contradicts itself cannot
+ * keep us probing.
+ *
  * A peer that prints something unreadable while the negotiation is undecided
  * gets one probe timeout more to answer; past it the negotiation fails saying
  * what the peer printed (a server that logs to stdout is misconfigured; a
@@ -76,7 +82,9 @@ export type DiscoverEvent =
   /** An answer a legacy server gives: a non-modern error, or a result listing no 2026-07-28. */
   | { type: 'discover.legacy'; evidence: string }
   /** Neither: authentication, network, a modern refusal. Not evidence, an error. */
-  | { type: 'discover.failed'; error: unknown };
+  | { type: 'discover.failed'; error: unknown }
+  /** -32022 whose `supported` list names `retryWith`, a modern revision we speak: worth one more probe in it. */
+  | { type: 'discover.versionRefused'; retryWith: string; error: unknown };
 
 /** What the I/O reports of the `initialize` answer. */
 export type InitializeEvent =
@@ -100,6 +108,10 @@ export interface NegotiationContext extends NegotiationInput {
   initializeSent: boolean;
   /** The first unreadable line the peer printed, if any. */
   unreadable: string | undefined;
+  /** The revision the probe asks in: undefined until a -32022 named another one (the wire's default modern revision). */
+  probeVersion: string | undefined;
+  /** Probes repeated after a -32022 (at most one). */
+  versionRetries: number;
 }
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -113,7 +125,7 @@ export const negotiationMachine = setup({
   },
   actors: {
     /** Sends `server/discover` on the modern wire and reports its answer; cancels it if stopped unanswered. */
-    discover: fromCallback<{ type: 'never' }>(() => () => {}),
+    discover: fromCallback<{ type: 'never' }, { version: string | undefined }>(() => () => {}),
     /** Sends `initialize` (under the modern envelope while the probe is out) and reports its answer. */
     initialize: fromCallback<{ type: 'never' }, { underModernEnvelope: boolean }>(() => () => {}),
     /** Switches the wire to the negotiated era; legacy: sends `notifications/initialized`. */
@@ -131,6 +143,7 @@ export const negotiationMachine = setup({
     legacyEvidenceSeen: ({ context }) => context.legacyEvidence !== undefined,
     firstUnreadableWhileUndecided: ({ context }) => context.unreadable === undefined && context.negotiated === undefined,
     undecided: ({ context }) => context.negotiated === undefined,
+    mayRetryVersion: ({ context }) => context.versionRetries < 1,
   },
   delays: {
     probeTimeout: ({ context }) => context.probeTimeoutMs,
@@ -144,6 +157,16 @@ export const negotiationMachine = setup({
       legacyEvidence: ({ context, event }) => (event.type === 'discover.legacy' ? event.evidence : context.legacyEvidence),
     }),
     noteInitializeSent: assign({ initializeSent: true }),
+    retryInRefusedVersion: assign({
+      probeVersion: ({ context, event }) => (event.type === 'discover.versionRefused' ? event.retryWith : context.probeVersion),
+      versionRetries: ({ context }) => context.versionRetries + 1,
+    }),
+    failVersionRefused: assign({
+      failure: ({ event }) =>
+        new NegotiationError(`the server lists ${event.type === 'discover.versionRefused' ? event.retryWith : 'a version we speak'} yet refused it again`, {
+          cause: 'error' in event ? event.error : undefined,
+        }),
+    }),
     recordUnreadable: assign({ unreadable: ({ context, event }) => (event.type === 'peer.unreadable' ? event.sample : context.unreadable) }),
     startUnreadableDeadline: raise({ type: 'unreadable.deadline' }, { delay: 'probeTimeout' }),
     failUnreadable: assign({
@@ -175,6 +198,8 @@ export const negotiationMachine = setup({
     legacyEvidence: undefined,
     initializeSent: false,
     unreadable: undefined,
+    probeVersion: undefined,
+    versionRetries: 0,
   }),
   invoke: { src: 'unreadableOutput' },
   on: {
@@ -187,11 +212,16 @@ export const negotiationMachine = setup({
       always: [{ guard: 'pinnedLegacy', target: 'initializing' }, { target: 'probing' }],
     },
     probing: {
-      invoke: { src: 'discover' },
+      invoke: { src: 'discover', input: ({ context }) => ({ version: context.probeVersion }) },
       initial: 'choosing',
       on: {
         'discover.modern': { target: 'adopting', actions: 'recordNegotiated' },
         'discover.failed': { target: 'failed', actions: 'recordFailure' },
+        // Re-entering restarts the probe (and its timers) in the revision the server named.
+        'discover.versionRefused': [
+          { guard: 'mayRetryVersion', target: 'probing', reenter: true, actions: 'retryInRefusedVersion' },
+          { target: 'failed', actions: 'failVersionRefused' },
+        ],
         'discover.legacy': [
           { guard: 'pinnedModern', target: 'failed', actions: 'failPinnedModern' },
           { target: 'initializing', actions: 'recordLegacyEvidence' },

@@ -65,6 +65,7 @@ export { FilterError, type NotificationFilter } from './protocol/filter.ts';
 export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
 export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
+export type { ResumeOptions } from './transport/resumable-stream.ts';
 export { fromSdkTransport, type SdkTransportLike } from './transport/sdk-adapter.ts';
 export {
   inMemoryTransport,

@@ -39,9 +39,10 @@ export interface NegotiationIdentity {
 /** Modern errors a server returns when it does speak 2026-07-28 but refuses the request as sent. */
 const MODERN_REFUSALS: ReadonlySet<number> = new Set([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
 
-const listsModern = (data: unknown): boolean => {
+/** The modern revision we speak that a -32022 error's `supported` list names, if any. */
+const spokenModern = (data: unknown): string | undefined => {
   const supported = (data as { supported?: unknown } | undefined)?.supported;
-  return Array.isArray(supported) && supported.includes(MODERN_VERSION);
+  return Array.isArray(supported) && supported.includes(MODERN_VERSION) ? MODERN_VERSION : undefined;
 };
 
 /**
@@ -65,7 +66,8 @@ export function judgeProbe(outcome: { result: JsonObject } | { error: unknown })
   }
   const rpc = error instanceof RpcError ? { code: error.rpcCode, data: error.data } : error instanceof HttpStatusError ? error.rpcError : undefined;
   if (rpc) {
-    if (rpc.code === ErrorCode.UnsupportedProtocolVersion && listsModern(rpc.data)) return failed('the server lists 2026-07-28 yet refused it');
+    const retryWith = rpc.code === ErrorCode.UnsupportedProtocolVersion ? spokenModern(rpc.data) : undefined;
+    if (retryWith !== undefined) return { type: 'discover.versionRefused', retryWith, error };
     if (MODERN_REFUSALS.has(rpc.code)) return failed(`the modern server refused the probe (${rpc.code})`);
     // Legacy servers answer an unknown pre-initialize request with an implementation-defined error.
     return { type: 'discover.legacy', evidence: `server/discover answered ${rpc.code}` };
@@ -110,10 +112,10 @@ function judgeInitialize(outcome: { result: JsonObject } | { error: unknown }): 
 export function negotiationWithWire(wire: () => NegotiationWire, identity: NegotiationIdentity, patienceMs: number) {
   return negotiationMachine.provide({
     actors: {
-      discover: fromCallback(({ sendBack }) => {
+      discover: fromCallback<{ type: 'never' }, { version: string | undefined }>(({ sendBack, input }) => {
         const withdrawn = new AbortController();
         const on = wire();
-        on.speak({ era: 'modern', version: MODERN_VERSION });
+        on.speak({ era: 'modern', version: input.version ?? MODERN_VERSION });
         on.request('server/discover', {}, { signal: withdrawn.signal, timeoutMs: Infinity }).then(
           (result) => sendBack(judgeProbe({ result })),
           (error: unknown) => withdrawn.signal.aborted || sendBack(judgeProbe({ error })),

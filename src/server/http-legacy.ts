@@ -4,6 +4,11 @@
  * opens the session's stream for unsolicited messages (list changes,
  * resource updates); DELETE ends the session. Request-scoped progress and log
  * messages go on the POST's own response stream, never to another session.
+ *
+ * The GET stream is resumable: its events carry ids, it opens with one (and
+ * the `retry` interval) before any message, and a GET with `Last-Event-ID`
+ * replays what the session's replay buffer kept after that id, or, past the
+ * buffer, tells the session's client that everything may have changed.
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
@@ -11,8 +16,9 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } 
 import { isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { InvalidRequestError, LimitExceededError } from './errors.ts';
-import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame } from './http-io.ts';
+import { HttpReply, keepAlive, openSse, sendJson, sendStatus } from './http-io.ts';
 import { Outbox } from './outbox.ts';
+import { ReplayBuffer } from './replay-buffer.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
@@ -23,6 +29,8 @@ interface SessionRecord {
   inflight: Map<string, AbortController>;
   /** Unsolicited messages; parked (queued, bounded by the session's lane) while no GET stream is open. */
   outbox: Outbox;
+  /** What the GET stream wrote lately, for a reconnect with `Last-Event-ID`. */
+  replay: ReplayBuffer;
   getStream: HttpResponse | undefined;
 }
 
@@ -45,9 +53,11 @@ export class LegacyHttpSessions {
     }
     const id = randomUUID();
     const session = this.core.newSession(id, () => this.forget(id), { initializeMs: this.core.limits.initializeTimeoutMs });
-    const outbox = new Outbox(undefined, sseFrame, this.core.limits.outboxHighWater);
+    const { replayEvents, replayBytes, replayAgeMs } = this.core.limits;
+    const replay = new ReplayBuffer({ maxEvents: replayEvents, maxBytes: replayBytes, maxAgeMs: replayAgeMs });
+    const outbox = new Outbox(undefined, (json) => replay.frame(json), this.core.limits.outboxHighWater);
     session.attach(outbox);
-    const record: SessionRecord = { session, inflight: new Map(), outbox, getStream: undefined };
+    const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined };
     this.records.set(id, record);
     const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, 1), new AbortController().signal);
     if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
@@ -102,14 +112,27 @@ export class LegacyHttpSessions {
   openStream(req: HttpRequestHead, res: HttpResponse): void {
     const record = this.lookup(req, res, null);
     if (!record) return;
+    const header = req.headers['last-event-id'];
+    const lastEventId = Array.isArray(header) ? header[0] : header;
     if (record.getStream) {
-      const error = new InvalidRequestError('Conflict: this session already has a GET stream');
-      return sendJson(res, 409, errorFrame(null, error));
+      if (lastEventId === undefined) {
+        const error = new InvalidRequestError('Conflict: this session already has a GET stream');
+        return sendJson(res, 409, errorFrame(null, error));
+      }
+      // A resume: the client has given up on the old stream, whether or not its socket told us yet.
+      record.getStream.end();
     }
     record.getStream = res;
     record.session.hold();
     res.once('close', () => record.session.release());
     openSse(res, { 'mcp-session-id': record.session.id });
+    const retry = `retry: ${this.core.limits.sseRetryMs}\n`;
+    const missed = lastEventId === undefined ? undefined : record.replay.since(lastEventId);
+    if (missed === undefined) {
+      // A fresh stream, or a gap: the client's cursor starts at the last id written; everything after it comes.
+      res.write(`id: ${record.replay.lastId}\n${retry}data: \n\n`);
+      if (lastEventId !== undefined) record.session.resync();
+    } else res.write(`${retry}\n${missed}`);
     record.outbox.retarget(res);
     keepAlive(res, record.outbox, this.keepAliveMs);
     res.on('close', () => {
@@ -158,6 +181,7 @@ export class LegacyHttpSessions {
     this.records.delete(id);
     for (const controller of record.inflight.values()) controller.abort();
     record.outbox.close();
-    record.getStream?.end();
+    // Closing on purpose: say when to come back (the session is gone, so the client then starts a new one).
+    record.getStream?.end(`retry: ${this.core.limits.sseRetryMs}\n\n`);
   }
 }

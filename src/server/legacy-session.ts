@@ -139,6 +139,15 @@ export class LegacySession implements Audience {
     lane.offer(event.type, `{"jsonrpc":"2.0","method":"${LIST_CHANGED_METHOD[event.type]}"}`);
   }
 
+  /**
+   * A reconnect the replay buffer cannot fill: what was missed is unknown, so
+   * the client is told everything it listens to may have changed.
+   */
+  resync(): void {
+    for (const kind of this.kinds) this.receive({ type: `${kind}_list_changed` }, undefined);
+    for (const uri of this.subscriptions) this.receive({ type: 'resource_updated', uri }, JSON.stringify(uri));
+  }
+
   private register(): void {
     const caps = this.options.capabilities;
     // Only what the server advertised: a legacy client never asked, so the capability is the promise.

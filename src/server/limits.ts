@@ -58,6 +58,17 @@
  * - `requestStateTtlMs` (default 600,000, ten minutes): how long a
  *   `requestState` is accepted after it was issued; later it is refused with
  *   -32602 (`data.reason = 'expired'`).
+ * - `replayEvents` (default 256), `replayBytes` (default 65,536, 64 KiB) and
+ *   `replayAgeMs` (default 300,000, five minutes): what a legacy HTTP
+ *   session keeps of its GET stream for a client that reconnects with
+ *   `Last-Event-ID`. A reconnect from further back than that (or with an id
+ *   the session never sent) is a gap: nothing is replayed, and the session
+ *   is sent every list-changed notification it is registered for and a
+ *   `resources/updated` for every URI it subscribed, so its client refetches
+ *   everything. `replayEvents: 0` keeps nothing (every reconnect is a gap).
+ * - `sseRetryMs` (default 1,000): the `retry` field a legacy GET stream
+ *   opens with and that precedes its closing by the server: how long the
+ *   client waits before it reconnects.
  */
 export interface ServerLimits {
   maxListenStreams: number;
@@ -75,6 +86,10 @@ export interface ServerLimits {
   maxInputRounds: number;
   maxRequestStateBytes: number;
   requestStateTtlMs: number;
+  replayEvents: number;
+  replayBytes: number;
+  replayAgeMs: number;
+  sseRetryMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -93,4 +108,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxInputRounds: 8,
   maxRequestStateBytes: 64 * 1024,
   requestStateTtlMs: 600_000,
+  replayEvents: 256,
+  replayBytes: 64 * 1024,
+  replayAgeMs: 300_000,
+  sseRetryMs: 1_000,
 };

@@ -18,8 +18,16 @@
  *   request, a GET stream carries unsolicited server messages once
  *   `notifications/initialized` was sent, and `close()` sends DELETE.
  *
- * An unreachable server (a refused or reset connection, a dropped GET stream,
- * a 404 for our session) ends the transport with `closed({ type: 'failed' })`.
+ * Legacy SSE streams that carry event ids are resumable (resumable-stream.ts):
+ * a response or GET stream that ends or breaks is reopened by GET with
+ * `Last-Event-ID` after the server's `retry`, within the `resume` bounds; a
+ * response stream that ends before its response resumes the same way
+ * instead of failing the request.
+ *
+ * An unreachable server (a refused or reset connection, a GET stream that
+ * ends and cannot be resumed, a 404 for our session) ends the transport with
+ * `closed({ type: 'failed' })`; the connection then reconnects and reports a
+ * gap (`reconnected`), so listeners and the cache refetch.
  */
 import {
   HttpStatusError,
@@ -33,6 +41,8 @@ import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { readJsonFrames, readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
+import { followStream, type FollowEnd, type ResumeOptions } from './resumable-stream.ts';
+import { SseCursor } from './sse-cursor.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
 import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
@@ -52,6 +62,8 @@ export interface HttpTransportOptions {
   fetch?: typeof fetch;
   /** Frames above this many characters become `oversized` invalid frames. */
   maxFrameBytes?: number;
+  /** Bounds on resuming a broken legacy SSE stream with `Last-Event-ID` (resumable-stream.ts). */
+  resume?: ResumeOptions;
 }
 
 /** The legacy GET stream ended while the transport was open: the server dropped it or went away. */
@@ -206,7 +218,10 @@ class HttpClientTransport implements ClientTransport {
     try {
       const type = mediaType(response);
       if (response.body === null) cause = new Error(`HTTP ${response.status} with no body`);
-      else if (type === 'text/event-stream') await readSseFrames(response.body, this.maxFrameBytes, deliver);
+      else if (type === 'text/event-stream' && this.protocol.era === 'legacy') {
+        const end = await this.follow(response.body, controller, (frame) => deliver(frame));
+        if (end.type === 'lost') cause = end.cause;
+      } else if (type === 'text/event-stream') await readSseFrames(response.body, this.maxFrameBytes, deliver);
       else if (type === 'application/json') for (const frame of await readJsonFrames(response.body, this.maxFrameBytes)) deliver(frame);
       else {
         cause = new Error(`unexpected response content type ${type ?? '(none)'}`);
@@ -221,12 +236,13 @@ class HttpClientTransport implements ClientTransport {
     }
   }
 
-  /** Legacy: the standalone GET stream for unsolicited server messages; 405 means the server offers none. */
+  /** Legacy: the standalone GET stream for unsolicited server messages; 405 (404 without a session) means the server offers none. */
   private async openGetStream(endpoint: URL): Promise<void> {
     if (this.getStream !== undefined || this.phase !== 'open') return;
     const controller = this.track(undefined);
     this.getStream = controller;
     let response: Response;
+    const sentSessionId = this.session.id;
     try {
       const headers = this.session.apply(this.baseHeaders());
       headers.set('accept', 'text/event-stream');
@@ -238,7 +254,9 @@ class HttpClientTransport implements ClientTransport {
     }
     if (!response.ok || response.body === null) {
       this.untrack(controller, undefined);
-      if (response.status === 405) {
+      // 405 (or, from a server that minted no session, 404): the server offers no GET stream; list changes
+      // then arrive only on POST response streams. A 404 for a GET that named our session: the session is gone.
+      if (response.status === 405 || (response.status === 404 && sentSessionId === undefined)) {
         await response.body?.cancel().catch(() => undefined);
         return;
       }
@@ -247,18 +265,35 @@ class HttpClientTransport implements ClientTransport {
       else if (this.phase === 'open') this.events?.error(error);
       return;
     }
-    let cause: unknown;
-    try {
-      await readSseFrames(response.body, this.maxFrameBytes, (frame) => {
-        if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
-        this.events?.frame(frame);
-        return 'continue';
-      });
-    } catch (error) {
-      cause = error;
-    }
+    const end = await this.follow(response.body, controller, (frame) => {
+      if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
+      this.events?.frame(frame);
+      return 'continue';
+    });
     this.untrack(controller, undefined);
-    if (!controller.signal.aborted) this.fail(new GetStreamEndedError({ cause }));
+    if (end.type === 'lost' && !controller.signal.aborted) this.fail(new GetStreamEndedError({ cause: end.cause }));
+  }
+
+  /** Reads a legacy SSE stream, resuming it by GET with `Last-Event-ID` when it breaks after an event id. */
+  private follow(body: ReadableStream<Uint8Array>, controller: AbortController, deliver: (frame: ClassifiedFrame) => FrameVerdict): Promise<FollowEnd> {
+    const cursor = new SseCursor();
+    const io = {
+      read: async (next: ReadableStream<Uint8Array>) => {
+        let stopped = false;
+        await readSseFrames(next, this.maxFrameBytes, (frame) => (deliver(frame) === 'stop' ? ((stopped = true), 'stop') : 'continue'), cursor);
+        return stopped ? ('stopped' as const) : ('ended' as const);
+      },
+      reopen: async (lastEventId: string) => {
+        const headers = this.session.apply(this.baseHeaders());
+        headers.set('accept', 'text/event-stream');
+        headers.set('last-event-id', lastEventId);
+        const response = await this.fetch(this.endpoint!, { method: 'GET', headers, signal: controller.signal });
+        // A 404 for a resume that named our session: the server forgot the session.
+        if (response.status === 404 && this.session.id !== undefined) this.fail(new HttpStatusError(404, response.statusText, undefined));
+        return response;
+      },
+    };
+    return followStream(body, cursor, io, controller.signal, this.options.resume);
   }
 
   /** Remembers the listed tools' marked arguments; reports and drops tools whose marks are invalid. */

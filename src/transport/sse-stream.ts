@@ -6,9 +6,14 @@
  * the characters of the event being read; an event that grows past the frame
  * limit is skipped up to its closing blank line and reported once as an
  * `oversized` FrameError, and the events after it are read normally.
+ *
+ * A resumable stream (legacy era) passes an SseCursor: it learns each event
+ * id and `retry` field, and events whose id it has seen are dropped, so a
+ * server's replay after a reconnect is delivered once.
  */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { FrameError, parseFrame, type ClassifiedFrame } from '../protocol/jsonrpc.ts';
+import type { SseCursor } from './sse-cursor.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -27,13 +32,19 @@ export class SseFrameSplitter {
   private afterCR = false;
   private skipping = false;
 
-  constructor(private readonly maxFrameBytes: number, private readonly onFrame: (frame: ClassifiedFrame) => void) {
+  constructor(
+    private readonly maxFrameBytes: number,
+    private readonly onFrame: (frame: ClassifiedFrame) => void,
+    cursor?: SseCursor,
+  ) {
     this.eventLimit = maxFrameBytes + EVENT_OVERHEAD;
     this.parser = createParser({
       onEvent: (event) => {
+        if (cursor && event.id !== undefined && !cursor.advance(event.id)) return;
         // Empty data fields (resumability priming events) carry no message.
         if (event.data !== '') this.onFrame(parseFrame(event.data, this.maxFrameBytes));
       },
+      onRetry: (ms) => cursor?.retry(ms),
     });
   }
 
@@ -97,11 +108,16 @@ export async function readSseFrames(
   body: ReadableStream<Uint8Array>,
   maxFrameBytes: number,
   onFrame: (frame: ClassifiedFrame) => FrameVerdict,
+  cursor?: SseCursor,
 ): Promise<void> {
   let stop = false;
-  const splitter = new SseFrameSplitter(maxFrameBytes, (frame) => {
-    if (onFrame(frame) === 'stop') stop = true;
-  });
+  const splitter = new SseFrameSplitter(
+    maxFrameBytes,
+    (frame) => {
+      if (onFrame(frame) === 'stop') stop = true;
+    },
+    cursor,
+  );
   const decoder = new TextDecoder();
   const reader = body.getReader();
   try {

@@ -35,9 +35,14 @@ describe('judgeProbe', () => {
     ['a network failure', new TypeError('fetch failed')],
     ['a header mismatch on stdio', rpc(-32020)],
     ['a header mismatch over HTTP', http(400, { code: -32020 })],
-    ['an unsupported version that lists 2026-07-28 on stdio', rpc(-32022, { supported: ['2026-07-28'] })],
-    ['the same over HTTP', http(400, { code: -32022, data: { supported: ['2026-07-28'] } })],
   ] as const)('%s is an error, not evidence', (_name, error) => {
     expect(judgeProbe({ error }).type).toBe('discover.failed');
+  });
+
+  it.each([
+    ['an unsupported version that lists 2026-07-28 on stdio', rpc(-32022, { supported: ['2026-07-28'] })],
+    ['the same over HTTP', http(400, { code: -32022, data: { supported: ['2027-01-01', '2026-07-28'] } })],
+  ] as const)('%s asks for a retry in 2026-07-28', (_name, error) => {
+    expect(judgeProbe({ error })).toMatchObject({ type: 'discover.versionRefused', retryWith: '2026-07-28' });
   });
 });

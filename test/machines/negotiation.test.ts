@@ -31,8 +31,9 @@ function negotiation(input: Partial<NegotiationInput> = {}) {
       unreadableOutput: fromCallback(({ sendBack }) => {
         printUnreadable = sendBack;
       }),
-      discover: fromCallback(({ sendBack }) => {
-        wire.push('server/discover');
+      discover: fromCallback<{ type: 'never' }, { version: string | undefined }>(({ sendBack, input: how }) => {
+        wire.push(how.version === undefined ? 'server/discover' : `server/discover in ${how.version}`);
+        discoverAnswered = false;
         answerDiscover = sendBack;
         return () => discoverAnswered || wire.push('cancel server/discover');
       }),
@@ -292,5 +293,38 @@ describe('a peer that prints what is not JSON-RPC', () => {
     expect(await n.output()).toMatchObject({ type: 'negotiated', negotiated: { era: 'modern' } });
     n.clock.increment(PATIENCE_MS);
     expect(await n.output()).toMatchObject({ type: 'negotiated' });
+  });
+});
+
+describe('a -32022 refusal that names a revision we speak', () => {
+  const refused = { type: 'discover.versionRefused', retryWith: '2026-07-28', error: new Error('Unsupported protocol version') } as const;
+
+  it('gets the probe once more in that revision, and its answer decides', async () => {
+    const n = negotiation({ silenceMayMeanLegacy: false });
+    n.discover(refused);
+    expect(n.wire).toEqual(['server/discover', 'server/discover in 2026-07-28']);
+    n.discover(modernAnswer);
+    expect(await n.output()).toEqual({ type: 'negotiated', negotiated: negotiated('modern') });
+  });
+
+  it('a second refusal fails the negotiation instead of probing again', async () => {
+    const n = negotiation({ silenceMayMeanLegacy: false });
+    n.discover(refused);
+    n.discover(refused);
+    const output = (await n.output()) as { type: string; error: Error };
+    expect(n.wire).toEqual(['server/discover', 'server/discover in 2026-07-28']);
+    expect(output.type).toBe('failed');
+    expect(output.error).toBeInstanceOf(NegotiationError);
+    expect(output.error.message).toBe('the server lists 2026-07-28 yet refused it again');
+  });
+
+  it('the retried probe gets its own patience', async () => {
+    const n = negotiation({ silenceMayMeanLegacy: false });
+    n.clock.increment(PATIENCE_MS - 1);
+    n.discover(refused);
+    n.clock.increment(PATIENCE_MS - 1);
+    expect(n.state()).toEqual({ probing: 'patient' });
+    n.clock.increment(1);
+    expect(await n.output()).toMatchObject({ type: 'failed' });
   });
 });

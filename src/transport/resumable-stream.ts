@@ -1,0 +1,102 @@
+/**
+ * Follows one legacy-era SSE stream (a POST's response stream or the GET
+ * stream) across disconnects, as the 2025-11-25 transport page's
+ * "Resumability and Redelivery" asks: when the stream ends or breaks after
+ * the server gave it an event id, wait the server's `retry` interval, then
+ * reopen it with a GET carrying `Last-Event-ID`; the SseCursor drops what a
+ * replay repeats. Bounded: a run of failed reopen attempts longer than
+ * `maxAttempts`, or one lasting past `maxWaitMs`, gives up; so does a stream
+ * without an event id (nothing to resume from) and a reopen the server
+ * refuses with a 4xx (the session is gone, or it offers no resumption).
+ */
+import { HttpStatusError } from '../protocol/errors.ts';
+import type { SseCursor } from './sse-cursor.ts';
+
+/** How hard a client tries to resume a broken legacy SSE stream. */
+export interface ResumeOptions {
+  /** Reopen attempts in a row before giving up (default 5). 0 disables resumption. */
+  maxAttempts?: number;
+  /** Longest time from losing a stream to giving up on it, waits included (default 60,000 ms). */
+  maxWaitMs?: number;
+  /** The wait before a reopen when the server sent no `retry` field (default 1,000 ms). */
+  defaultRetryMs?: number;
+}
+
+const DEFAULTS: Required<ResumeOptions> = { maxAttempts: 5, maxWaitMs: 60_000, defaultRetryMs: 1_000 };
+
+/** Reads and reopens one stream; the transport binds it to its fetch, headers and frame delivery. */
+export interface StreamIo {
+  /** Reads a body to its end; 'stopped' when the consumer has all it wanted. Rejects when the body breaks. */
+  read(body: ReadableStream<Uint8Array>): Promise<'stopped' | 'ended'>;
+  /** GET with `Last-Event-ID: lastEventId`. */
+  reopen(lastEventId: string): Promise<Response>;
+}
+
+/** How following a stream ended: the consumer stopped (or it was aborted), or the stream is lost. */
+export type FollowEnd = { type: 'stopped' } | { type: 'lost'; cause: unknown };
+
+const isEventStream = (response: Response): boolean =>
+  response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
+
+/** Waits `ms`, or less when `signal` aborts; resolves whether the wait ran out (false: aborted). */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Reads `first`, then resumes the stream each time it ends or breaks, until stopped, aborted or lost. */
+export async function followStream(
+  first: ReadableStream<Uint8Array>,
+  cursor: SseCursor,
+  io: StreamIo,
+  signal: AbortSignal,
+  options: ResumeOptions = {},
+): Promise<FollowEnd> {
+  const { maxAttempts, maxWaitMs, defaultRetryMs } = { ...DEFAULTS, ...options };
+  let body = first;
+  for (;;) {
+    let cause: unknown = new Error('the server ended the stream');
+    try {
+      if ((await io.read(body)) === 'stopped') return { type: 'stopped' };
+    } catch (error) {
+      cause = error;
+    }
+    if (signal.aborted) return { type: 'stopped' };
+    const lastEventId = cursor.lastEventId;
+    if (lastEventId === undefined) return { type: 'lost', cause };
+    const lostAt = Date.now();
+    let reopened: ReadableStream<Uint8Array> | undefined;
+    for (let attempt = 1; reopened === undefined; attempt++) {
+      const waitMs = cursor.retryMs ?? defaultRetryMs;
+      if (attempt > maxAttempts || Date.now() - lostAt + waitMs > maxWaitMs) return { type: 'lost', cause };
+      if (!(await pause(waitMs, signal))) return { type: 'stopped' };
+      let response: Response;
+      try {
+        response = await io.reopen(lastEventId);
+      } catch (error) {
+        if (signal.aborted) return { type: 'stopped' };
+        cause = error;
+        continue;
+      }
+      if (response.ok && response.body !== null && isEventStream(response)) {
+        reopened = response.body;
+        break;
+      }
+      await response.body?.cancel().catch(() => undefined);
+      cause = new HttpStatusError(response.status, response.statusText, undefined);
+      // A 4xx is the server's answer, not a network hiccup: the session is gone or it resumes nothing.
+      if (response.status >= 400 && response.status < 500) return { type: 'lost', cause };
+    }
+    body = reopened;
+  }
+}

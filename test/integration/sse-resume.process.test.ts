@@ -1,0 +1,159 @@
+/**
+ * Legacy SSE resumption end to end (issues 18 and 19): a loopback proxy
+ * swallows what the server sends on the open GET stream, then cuts it; the
+ * client reconnects with `Last-Event-ID` and the server replays. Our client
+ * against our server (in this process, loopback HTTP), nothing lost and
+ * nothing twice; past the replay buffer, a gap the listeners hear as every
+ * list changed and every subscribed resource updated.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SubscriberMessage } from '../../src/client/messages.ts';
+import type { McpServer } from '../../src/server/index.ts';
+import type { ServerLimits } from '../../src/server/limits.ts';
+import { CuttingProxy } from '../fixtures/cutting-proxy.ts';
+import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
+import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, RESOURCE_UPDATED, TOOLS_CHANGED } from '../server/official-peers.ts';
+import { OwnClients } from '../fixtures/own-clients.ts';
+import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
+import { inbox } from '../fixtures/subscriber-inbox.ts';
+
+const ours = new OwnClients();
+const servers: McpServer[] = [];
+const proxies: CuttingProxy[] = [];
+const fixtures: HttpFixture[] = [];
+afterEach(async () => {
+  await ours.disconnectAll();
+  await closeAllPeers();
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** Our server behind a cutting proxy; a short `retry` so the test waits little for the reconnect. */
+async function serveBehindProxy(limits: Partial<ServerLimits> = {}): Promise<{ server: McpServer; proxy: CuttingProxy; url: string }> {
+  const server = buildFixtureServer({ limits: { sseRetryMs: 10, ...limits } });
+  servers.push(server);
+  const handle = await server.listenHttp({ port: 0 });
+  const proxy = await CuttingProxy.start(handle.port);
+  proxies.push(proxy);
+  return { server, proxy, url: `http://127.0.0.1:${proxy.port}/mcp` };
+}
+
+/** A recording subscriber that can wait until it holds `count` notifications. */
+function collect() {
+  const box = inbox();
+  const notifications = () => box.messages.flatMap((message) => (message.type === 'notification' ? [message] : []));
+  const until = async (holds: () => boolean) => {
+    while (!holds()) await box.next('notification');
+  };
+  return { subscriber: box.subscriber, messages: box.messages, notifications, until };
+}
+
+const updatedUri = (message: SubscriberMessage): unknown => (message.type === 'notification' ? message.params?.uri : undefined);
+
+describe('our client against our server through a proxy that cuts the GET stream', () => {
+  it('resumes with Last-Event-ID: what the server wrote while the path was dead arrives once, in order', async () => {
+    const { server, proxy, url } = await serveBehindProxy();
+    const client = await ours.connectHttp(url, { era: 'legacy' });
+    const lists = collect();
+    const resources = collect();
+    await client.subscribeNotifications({ toolsListChanged: true, promptsListChanged: true }, lists.subscriber);
+    await client.subscribeNotifications({ resourceSubscriptions: FIXTURE_URIS }, resources.subscriber);
+    // The first change arriving shows the GET stream is open.
+    server.notifyToolsListChanged();
+    await lists.until(() => lists.notifications().length === 1);
+
+    proxy.blackhole();
+    for (const uri of FIXTURE_URIS) server.notifyResourceUpdated(uri);
+    await proxy.swallowedEvents(5);
+    server.notifyToolsListChanged();
+    await proxy.swallowedEvents(6);
+    for (const uri of FIXTURE_URIS) server.notifyResourceUpdated(uri);
+    await proxy.swallowedEvents(11);
+    proxy.cut();
+
+    await resources.until(() => resources.notifications().length === 10);
+    // A marker after the replay: anything replayed twice would have come before it.
+    server.notifyPromptsListChanged();
+    await lists.until(() => lists.notifications().length === 3);
+    expect(resources.notifications().map(updatedUri)).toEqual([...FIXTURE_URIS, ...FIXTURE_URIS]);
+    expect(lists.notifications().map((message) => message.method)).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+    ]);
+    // The session survived: no reconnect, so no gap report.
+    expect([...lists.messages, ...resources.messages].filter((message) => message.type !== 'notification')).toEqual([]);
+  });
+
+  it('a reconnect from past the replay buffer is answered as if everything changed', async () => {
+    const { server, proxy, url } = await serveBehindProxy({ replayEvents: 2 });
+    const client = await ours.connectHttp(url, { era: 'legacy' });
+    const lists = collect();
+    const resources = collect();
+    await client.subscribeNotifications({ toolsListChanged: true }, lists.subscriber);
+    await client.subscribeNotifications({ resourceSubscriptions: FIXTURE_URIS.slice(0, 3) }, resources.subscriber);
+    server.notifyToolsListChanged();
+    await lists.until(() => lists.notifications().length === 1);
+
+    proxy.blackhole();
+    for (const uri of FIXTURE_URIS.slice(0, 3)) server.notifyResourceUpdated(uri);
+    await proxy.swallowedEvents(3);
+    proxy.cut();
+
+    // Three events were missed but only two kept: the server resyncs instead of replaying a partial tail.
+    await lists.until(() => lists.notifications().length === 2);
+    await resources.until(() => resources.notifications().length === 3);
+    expect(new Set(resources.notifications().map(updatedUri))).toEqual(new Set(FIXTURE_URIS.slice(0, 3)));
+  });
+});
+
+describe('the official client 2.4.0 (legacy) against our server through the same proxy', () => {
+  it('resumes its GET stream with Last-Event-ID and gets what it missed, once', async () => {
+    const { server, proxy, url } = await serveBehindProxy();
+    const client = await connectOfficial('legacy', url);
+    const log = new NotificationLog(client, [TOOLS_CHANGED, RESOURCE_UPDATED]);
+    for (const uri of FIXTURE_URIS) await client.subscribeResource({ uri });
+    server.notifyToolsListChanged();
+    await log.waitFor(TOOLS_CHANGED);
+
+    proxy.blackhole();
+    for (const uri of FIXTURE_URIS) server.notifyResourceUpdated(uri);
+    await proxy.swallowedEvents(5);
+    proxy.cut();
+
+    await log.waitFor(RESOURCE_UPDATED, (params) => params.uri === FIXTURE_URIS.at(-1));
+    server.notifyToolsListChanged();
+    await log.waitFor(TOOLS_CHANGED, () => log.methods().filter((method) => method === TOOLS_CHANGED).length === 2);
+    expect(log.seen.filter((entry) => entry.method === RESOURCE_UPDATED).map((entry) => entry.params.uri)).toEqual(FIXTURE_URIS);
+  });
+});
+
+describe('our client against the official legacy server (sdk 1.32.2 with an event store) through the same proxy', () => {
+  it('resumes the GET stream with Last-Event-ID: the updates sent while it was dead arrive once', async () => {
+    const fixture = await startHttpFixture('legacy', { args: ['--event-store', '10'] });
+    fixtures.push(fixture);
+    const target = new URL(fixture.url);
+    const proxy = await CuttingProxy.start(Number(target.port));
+    proxies.push(proxy);
+    const client = await ours.connectHttp(`http://127.0.0.1:${proxy.port}${target.pathname}`, { era: 'legacy' });
+    const lists = collect();
+    const resources = collect();
+    await client.subscribeNotifications({ toolsListChanged: true }, lists.subscriber);
+    await client.subscribeNotifications({ resourceSubscriptions: FIXTURE_URIS }, resources.subscriber);
+    await client.callTool('emit', { kind: 'tools' });
+    await lists.until(() => lists.notifications().length === 1);
+
+    // Only the GET stream's connection goes dead: the emit calls still go through on their own connections.
+    proxy.blackhole('GET');
+    for (const uri of FIXTURE_URIS) await client.callTool('emit', { kind: 'updated', uri });
+    await proxy.swallowedEvents(FIXTURE_URIS.length);
+    proxy.cut();
+
+    await resources.until(() => resources.notifications().length === FIXTURE_URIS.length);
+    await client.callTool('emit', { kind: 'tools' });
+    await lists.until(() => lists.notifications().length === 2);
+    expect(resources.notifications().map(updatedUri)).toEqual(FIXTURE_URIS);
+    expect([...lists.messages, ...resources.messages].filter((message) => message.type !== 'notification')).toEqual([]);
+  });
+});

@@ -1,0 +1,71 @@
+/** followStream's rules, with scripted bodies and reopen answers: when it resumes, what it sends, and when it gives up. */
+import { describe, expect, it } from 'vitest';
+import { followStream, type StreamIo } from '../../src/transport/resumable-stream.ts';
+import { SseCursor } from '../../src/transport/sse-cursor.ts';
+
+const body = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+const sse = (status = 200) => new Response(status === 200 ? body() : null, { status, headers: { 'content-type': 'text/event-stream' } });
+
+/** Each read plays the next script step: an id/retry it "saw", then how the read ended. */
+function scripted(reads: Array<{ id?: string; retry?: number; end: 'stopped' | 'ended' | 'broke' }>, reopens: Array<Response | Error>) {
+  const cursor = new SseCursor();
+  const asked: string[] = [];
+  const io: StreamIo = {
+    async read() {
+      const step = reads.shift()!;
+      if (step.id !== undefined) cursor.advance(step.id);
+      if (step.retry !== undefined) cursor.retry(step.retry);
+      if (step.end === 'broke') throw new Error('socket reset');
+      return step.end;
+    },
+    async reopen(lastEventId) {
+      asked.push(lastEventId);
+      const next = reopens.shift()!;
+      if (next instanceof Error) throw next;
+      return next;
+    },
+  };
+  return { cursor, asked, io };
+}
+
+describe('followStream', () => {
+  it('reopens with the last event id after a break, and stops when the consumer has what it wanted', async () => {
+    const { cursor, asked, io } = scripted([{ id: 'a1', retry: 0, end: 'broke' }, { id: 'a2', end: 'stopped' }], [sse()]);
+    expect(await followStream(body(), cursor, io, new AbortController().signal)).toEqual({ type: 'stopped' });
+    expect(asked).toEqual(['a1']);
+  });
+
+  it('a stream that never carried an event id is lost at once', async () => {
+    const { cursor, asked, io } = scripted([{ end: 'ended' }], []);
+    expect(await followStream(body(), cursor, io, new AbortController().signal)).toMatchObject({ type: 'lost' });
+    expect(asked).toEqual([]);
+  });
+
+  it('gives up after maxAttempts failed reopens in a row', async () => {
+    const { cursor, asked, io } = scripted([{ id: 'a1', retry: 0, end: 'ended' }], [new Error('refused'), new Error('refused'), new Error('refused')]);
+    const end = await followStream(body(), cursor, io, new AbortController().signal, { maxAttempts: 2 });
+    expect(end).toMatchObject({ type: 'lost', cause: new Error('refused') });
+    expect(asked).toEqual(['a1', 'a1']);
+  });
+
+  it('a 4xx to the reopen is the server’s answer: lost without more attempts', async () => {
+    const { cursor, asked, io } = scripted([{ id: 'a1', retry: 0, end: 'ended' }], [sse(404), sse()]);
+    expect(await followStream(body(), cursor, io, new AbortController().signal)).toMatchObject({ type: 'lost', cause: { status: 404 } });
+    expect(asked).toEqual(['a1']);
+  });
+
+  it('a retry longer than maxWaitMs gives up without waiting it out', async () => {
+    const { cursor, asked, io } = scripted([{ id: 'a1', retry: 120_000, end: 'ended' }], []);
+    expect(await followStream(body(), cursor, io, new AbortController().signal, { maxWaitMs: 60_000 })).toMatchObject({ type: 'lost' });
+    expect(asked).toEqual([]);
+  });
+
+  it('aborting during the retry wait stops without reopening', async () => {
+    const { cursor, asked, io } = scripted([{ id: 'a1', retry: 60_000, end: 'ended' }], []);
+    const controller = new AbortController();
+    const following = followStream(body(), cursor, io, controller.signal, { maxWaitMs: 120_000 });
+    controller.abort();
+    expect(await following).toEqual({ type: 'stopped' });
+    expect(asked).toEqual([]);
+  });
+});
