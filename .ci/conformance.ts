@@ -57,6 +57,12 @@ const NODE20_SHIM = './test/fixtures/conformance-node20.mjs';
 // Scenario patience: the suites start every client scenario at once, which on
 // a busy 2-core machine takes far longer than their 30 s default.
 const SCENARIO_TIMEOUT_MS = 120_000;
+// Client scenarios that judge wall-clock timing run by themselves, after the
+// run that starts every other scenario at once: 0.1.16's sse-retry requires
+// the reconnect to land within 200 ms after the server's `retry`, which on two
+// cores busy starting eighteen scenario clients measures the machine, not the
+// client. Their result in the all-at-once run is ignored; the solo run decides.
+const RUN_ALONE: Partial<Record<Side, string[]>> = { client: ['sse-retry'] };
 
 interface Outcome {
   key: string;
@@ -164,10 +170,29 @@ async function runSide(run: Run, side: Side, baseline: Baseline, work: string, c
     exitCode = await runChild(suiteCommand(run, ['client', '--command', clientCommand, ...suite, ...common, ...timeout]), log, false);
   }
   const scored = await scoredScenarios(run, side);
-  const results = readChecks(outputDir, side).filter((result) => scored === undefined || scored.has(result.scenario));
+  const alone = (RUN_ALONE[side] ?? []).filter((scenario) => scored === undefined || scored.has(scenario));
+  let results = readChecks(outputDir, side).filter((result) => scored === undefined || scored.has(result.scenario));
+  if (alone.length > 0) {
+    // The suite's own verdict on the all-at-once run counted the solo scenarios
+    // too; ours below does not, so a crash is the only exit code kept from it.
+    if (results.length > 0) exitCode = 0;
+    const ran = new Set(results.map((result) => result.scenario));
+    results = results.filter((result) => !alone.includes(result.scenario));
+    for (const scenario of alone.filter((name) => ran.has(name))) {
+      const soloDir = `${outputDir}-${scenario.replaceAll('/', '_')}`;
+      const soloBaseline = join(work, `${run.suite}-${run.select[1]}-${side}-${scenario.replaceAll('/', '_')}.yaml`);
+      writeFileSync(soloBaseline, JSON.stringify({ [side]: expectedFailures.filter((name) => name === scenario) }));
+      // 0.2 refuses --requirements beside --scenario (the set fixes the scenarios); the scenario is scored all the same.
+      const solo = ['client', '--command', clientCommand, '--scenario', scenario, ...(run.select[0] === '--spec-version' ? run.select : []), '--expected-failures', soloBaseline, '-o', soloDir, ...timeout];
+      const soloExit = await runChild(suiteCommand(run, solo), log, false);
+      if (soloExit !== 0) exitCode = soloExit;
+      results.push(...readChecks(soloDir, side));
+    }
+  }
   const failing = results.filter((result) => !result.passed).map((result) => result.scenario);
   const expected = failing.filter((scenario) => expectedFailures.includes(scenario)).length;
   const stale = results.filter((result) => result.passed && expectedFailures.includes(result.scenario)).length;
+  if (failing.length - expected > 0 || stale > 0) exitCode ||= 1;
   const outcome = { key: run.key, side, passed: results.length - failing.length, failed: failing.length - expected, expected, stale, exitCode };
   if (exitCode !== 0) process.stdout.write(`\n---- ${run.key} ${side}: the suite's output ----\n${log.join('')}\n`);
   return outcome;

@@ -1,57 +1,21 @@
 /**
- * The client's own guarantees where a caller or a peer misbehaves: an
- * already-aborted signal, connect() after the end, a throwing listener, and
- * listen streams that an HTTP server refuses or ends on its own.
+ * The client's own guarantees where an HTTP peer misbehaves: listen streams
+ * that an HTTP server refuses or ends on its own. The caller's mistakes are
+ * in client-robustness.test.ts, over the in-memory pair.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
+import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
-import { HttpStatusError, NotConnectedError, RequestAbortedError } from '../../src/protocol/errors.ts';
+import { HttpStatusError } from '../../src/protocol/errors.ts';
 import { httpTransport } from '../../src/transport/http.ts';
-import { officialStdio } from '../fixtures/stdio-peers.ts';
 
 const clients: McpClient[] = [];
 const servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.disconnect()));
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
-
-async function stdioClient(): Promise<McpClient> {
-  const client = createClient({ transport: officialStdio().factory });
-  clients.push(client);
-  await client.connect();
-  return client;
-}
-
-describe('caller mistakes', () => {
-  it('a request with an already-aborted signal rejects at once', async () => {
-    const client = await stdioClient();
-    const aborted = AbortSignal.abort('too late');
-    await expect(client.callTool('slow', { ms: 10_000 }, { signal: aborted, timeoutMs: Infinity })).rejects.toBeInstanceOf(RequestAbortedError);
-  });
-
-  it('connect() after the connection ended rejects instead of hanging', async () => {
-    const client = await stdioClient();
-    await client.disconnect();
-    await expect(client.connect()).rejects.toBeInstanceOf(NotConnectedError);
-  });
-
-  it('a throwing lifecycle listener is reported and the others still hear every event', async () => {
-    const client = createClient({ transport: officialStdio().factory });
-    clients.push(client);
-    client.on(() => {
-      throw new Error('listener bug');
-    });
-    const heard: ClientEvent[] = [];
-    client.on((event) => heard.push(event));
-    await client.connect();
-    expect(heard.map((event) => event.type).sort()).toEqual(['connection.ready', 'error']);
-    expect(heard.find((event) => event.type === 'error')).toMatchObject({ error: { message: 'listener bug' } });
-    expect(client.state).toBe('online.ready.modern');
-  });
 });
 
 /** A modern HTTP peer whose `subscriptions/listen` behaves as the test says. */
@@ -149,14 +113,5 @@ describe('listen streams an HTTP server refuses or ends', () => {
     // The first listen and two more, all under the stream's one id.
     expect(peer.listens).toEqual([stream.id, stream.id, stream.id]);
     expect(client.state).toBe('online.ready.modern');
-  });
-});
-
-describe('opening streams and listeners while not connected', () => {
-  it('listen and subscribeNotifications fail fast with NotConnectedError, as requests do', async () => {
-    const client = createClient({ transport: officialStdio().factory });
-    clients.push(client);
-    await expect(client.listen({ toolsListChanged: true }, () => {})).rejects.toBeInstanceOf(NotConnectedError);
-    await expect(client.subscribeNotifications({ toolsListChanged: true }, () => {})).rejects.toBeInstanceOf(NotConnectedError);
   });
 });

@@ -1,5 +1,8 @@
 /**
- * What a real server will not do, from the scripted stdio peer: a broader
+ * What a real server will not do, from the scripted peer, served over the
+ * in-memory pair (the stdio framing; the peer's process boundary is the
+ * subject of malformed-frames, client-robustness and the stdio transport's
+ * process tests, and listen-real shows the cancel on a real stdio wire): a broader
  * acknowledgment, a result or a cancel before the ack (also one tagged with
  * the stream's subscription id), a server cancel of an open stream, an ack
  * that never comes, events for types and ids nobody asked for. The peer
@@ -12,7 +15,7 @@ import type { SubscriberMessage } from '../../src/client/messages.ts';
 import { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError, ListenNotAcknowledgedError } from '../../src/client/subscription.ts';
 import { RpcError, WrongEraError } from '../../src/protocol/errors.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
-import { scriptedStdio } from '../fixtures/stdio-peers.ts';
+import { scriptedMemory } from '../fixtures/scripted-memory.ts';
 
 const clients: McpClient[] = [];
 afterEach(async () => {
@@ -20,7 +23,7 @@ afterEach(async () => {
 });
 
 async function scripted(listen: string, era: 'modern' | 'legacy' = 'modern'): Promise<McpClient> {
-  const client = createClient({ transport: scriptedStdio(['--era', era, '--listen', listen]).factory });
+  const client = createClient({ transport: scriptedMemory(['--era', era, '--listen', listen]) });
   clients.push(client);
   await client.connect();
   return client;
@@ -205,7 +208,7 @@ describe('listen against a scripted peer', () => {
 
   it('a stream has no deadline once open', async () => {
     // Requests time out after 20 ms; the negotiation waits at least the probe timeout, made long for a peer slow to start.
-    const client = createClient({ transport: scriptedStdio(['--listen', 'honor']).factory, requestTimeoutMs: 20, probeTimeoutMs: 60_000 });
+    const client = createClient({ transport: scriptedMemory(['--listen', 'honor']), requestTimeoutMs: 20, probeTimeoutMs: 60_000 });
     clients.push(client);
     await client.connect();
     const stream = await client.listen({ toolsListChanged: true }, () => {});
