@@ -2,6 +2,38 @@
 export { createClient, McpClient, type ClientEvent, type ClientOptions } from './client/client.ts';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './client/connection.ts';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './client/negotiation.ts';
+export {
+  InvalidHandlerResultError,
+  InvalidServerRequestParamsError,
+  ServerRequestHandlerError,
+  UnknownServerRequestMethodError,
+  type OnRequestOptions,
+  type ServerRequestContext,
+  type ServerRequestHandler,
+} from './client/server-requests.ts';
+export type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitFieldSchema,
+  ElicitFormParams,
+  ElicitParams,
+  ElicitResult,
+  ElicitUrlParams,
+  ElicitValue,
+  ListRootsParams,
+  ListRootsResult,
+  Root,
+  SamplingContent,
+  SamplingMessage,
+  ServerRequestMethod,
+  ServerRequestTypes,
+} from './client/server-request-types.ts';
+export {
+  DEFAULT_MAX_INPUT_ROUNDS,
+  InputHandlerMissingError,
+  InputRoundsExceededError,
+  MalformedInputRequiredError,
+} from './client/input-required.ts';
 export { DEFAULT_BACKOFF, type Backoff, type FirstConnectPolicy } from '../machines/connection.machine.ts';
 export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-reason.ts';
 export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';

@@ -11,7 +11,10 @@ import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
 import type { NotificationHandler } from './inbound-router.ts';
+import { DEFAULT_MAX_INPUT_ROUNDS, requestWithInputs } from './input-required.ts';
 import { collectPages, type ListName } from './pages.ts';
+import type { ServerRequestMethod } from './server-request-types.ts';
+import type { OnRequestOptions, ServerRequestHandler } from './server-requests.ts';
 import {
   NotificationListeners,
   type IterableListenerRef,
@@ -31,6 +34,11 @@ import {
 export interface ClientOptions extends ConnectionOptions {
   /** Most deliveries in flight per stream or listener before it closes with `delivery_dropped` (default 1024). */
   mailboxCap?: number;
+  /**
+   * Modern era: how many times one `callTool`, `getPrompt` or `readResource` retries with `inputResponses`
+   * before it fails with InputRoundsExceededError (default DEFAULT_MAX_INPUT_ROUNDS, 8).
+   */
+  maxInputRounds?: number;
 }
 export type ClientEvent = ConnectionNotice;
 
@@ -137,6 +145,26 @@ export class McpClient {
     return this.connection.router.onNotification(method, handler);
   }
 
+  /**
+   * Registers the handler that answers the server's `elicitation/create`,
+   * `sampling/createMessage` or `roots/list` (one per method; a later one
+   * replaces it) and returns its removal. While registered, its capability
+   * is advertised (`elicitation`, `sampling`, `roots`; the `capabilities`
+   * option overrides a key it names). Capabilities are sent when the
+   * connection negotiates: register before `connect`; a registration after
+   * it is advertised from the next negotiation (a reconnect), though the
+   * handler answers at once. Legacy era: it answers server requests;
+   * modern era: the input requests of input-required results.
+   */
+  onRequest<M extends ServerRequestMethod>(method: M, handler: ServerRequestHandler<M>, options?: OnRequestOptions): () => void {
+    return this.connection.serverRequests.register(method, handler, options);
+  }
+
+  /** Legacy era: tells the server the roots changed (`notifications/roots/list_changed`); the modern era has no such notification. */
+  notifyRootsListChanged(): Promise<void> {
+    return this.notify('notifications/roots/list_changed');
+  }
+
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
     return this.connection.request(method, params, options);
   }
@@ -161,8 +189,9 @@ export class McpClient {
     return this.#listAll('resourceTemplates', options);
   }
 
+  /** Reads a resource; an input-required result is answered and retried (see `callTool`). */
   readResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
-    return this.request('resources/read', { uri }, options);
+    return this.#withInputs('resources/read', { uri }, options, (params) => this.request('resources/read', params, options));
   }
 
   /**
@@ -170,9 +199,18 @@ export class McpClient {
    * `Mcp-Param-*` headers are missing or stale with HeaderMismatch; as the
    * spec advises, the tool list is then fetched again (the transport learns
    * the headers from it) and the call retried once.
+   *
+   * Modern era: an input-required result is answered with the handlers
+   * registered by `onRequest` and the call retried (a new request) with
+   * `inputResponses` and the server's `requestState`, up to `maxInputRounds`
+   * times; `options.signal` aborts the handlers and the call. A requested
+   * input with no handler ends the call with InputHandlerMissingError.
    */
-  async callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<JsonObject> {
-    const params = { name, arguments: args };
+  callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<JsonObject> {
+    return this.#withInputs('tools/call', { name, arguments: args }, options, (params) => this.#callToolOnce(params, options));
+  }
+
+  async #callToolOnce(params: JsonObject, options: RequestOptions | undefined): Promise<JsonObject> {
     try {
       return await this.request('tools/call', params, options);
     } catch (error) {
@@ -182,8 +220,16 @@ export class McpClient {
     }
   }
 
+  /** Gets a prompt; an input-required result is answered and retried (see `callTool`). */
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<JsonObject> {
-    return this.request('prompts/get', { name, arguments: args }, options);
+    return this.#withInputs('prompts/get', { name, arguments: args }, options, (params) => this.request('prompts/get', params, options));
+  }
+
+  #withInputs(method: string, params: JsonObject, options: RequestOptions | undefined, send: (params: JsonObject) => Promise<JsonObject>): Promise<JsonObject> {
+    return requestWithInputs(method, params, send, this.connection.serverRequests, {
+      maxRounds: this.#options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+      ...(options?.signal ? { signal: options.signal } : {}),
+    });
   }
 
   /**

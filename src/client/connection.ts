@@ -25,7 +25,6 @@ import {
   UnexpectedResponseError,
 } from '../protocol/errors.ts';
 import {
-  ErrorCode,
   type ClassifiedFrame,
   type JsonObject,
   type JsonRpcMessage,
@@ -41,6 +40,7 @@ import { ListenRoutes } from './listen-routes.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS, negotiationWithWire, type NegotiationWire } from './negotiation.ts';
 import { Outbound } from './outbound.ts';
 import { PendingRequests } from './pending-requests.ts';
+import { ServerRequestHandlers } from './server-requests.ts';
 import type { Inspect, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
 
 type Clock = NonNullable<ActorOptions<typeof connectionMachine>['clock']>;
@@ -94,6 +94,8 @@ export class Connection implements ListenPort {
   readonly actor: Actor<typeof connectionMachine>;
   readonly router: InboundRouter;
   readonly relisten: RelistenPolicy | false;
+  /** Handlers for the server's requests; their capabilities join the `capabilities` option at each negotiation. */
+  readonly serverRequests = new ServerRequestHandlers();
   readonly #options: Required<Pick<ConnectionOptions, 'era' | 'clientInfo' | 'capabilities' | 'requestTimeoutMs' | 'probeTimeoutMs'>>;
   readonly #pending = new PendingRequests();
   readonly #listenRoutes: ListenRoutes;
@@ -107,15 +109,20 @@ export class Connection implements ListenPort {
   #closing: Promise<void> = Promise.resolve();
 
   constructor(options: ConnectionOptions) {
+    const serverRequests = this.serverRequests;
     this.#options = {
       era: options.era ?? 'auto',
       clientInfo: options.clientInfo ?? { name: 'mcp-actors', version: '0.1.0' },
-      capabilities: options.capabilities ?? {},
+      // Read when a negotiation starts, so a handler registered after connect counts from the next one.
+      get capabilities() {
+        return { ...serverRequests.capabilities(), ...options.capabilities };
+      },
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     };
     this.#outbound = new Outbound(this.#options);
     this.router = new InboundRouter((error) => this.#report(error));
+    this.router.onNotification('notifications/cancelled', (params) => this.serverRequests.cancel(params.requestId, params.reason));
     this.#listenRoutes = new ListenRoutes(this.router.streams, {
       readyTransport: () => (this.#ready ? this.#transport : undefined),
       transport: () => this.#transport,
@@ -147,6 +154,7 @@ export class Connection implements ListenPort {
             this.#ready = false;
             this.#transport = undefined;
             this.#outbound.forget();
+            this.serverRequests.abortAll('connection lost');
             this.#pending.failAll((method) => new ConnectionLostError(method));
             this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
           };
@@ -327,13 +335,12 @@ export class Connection implements ListenPort {
     }
   }
 
-  /** The client offers no server-callable features beyond `ping`. */
+  /** `ping` is answered here; the rest by the registered handlers (server-requests.ts), on the transport that asked. */
   #answerPeerRequest(request: JsonRpcRequest): void {
-    const reply: JsonRpcMessage =
-      request.method === 'ping'
-        ? { jsonrpc: '2.0', id: request.id, result: {} }
-        : { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: `client does not offer ${request.method}` } };
-    this.#transmit(reply).catch((error: unknown) => this.#report(error as Error));
+    const transport = this.#transport;
+    const reply = (message: JsonRpcMessage) => (this.#transport === transport ? this.#transmit(message, transport) : Promise.resolve());
+    if (request.method !== 'ping') return this.serverRequests.answer(request, this.era ?? 'legacy', reply, (error) => this.#report(error));
+    reply({ jsonrpc: '2.0', id: request.id, result: {} }).catch((error: unknown) => this.#report(error as Error));
   }
 
   #report(error: Error): void {

@@ -20,16 +20,15 @@ export const modernEnvelope = (clientInfo: Implementation, capabilities: JsonObj
 export class Outbound {
   /** The era the current transport speaks; undefined until negotiation says (nothing is enveloped then). */
   #speaking: Era | undefined;
-  /** Built once: the same for every message. */
-  readonly #envelope: JsonObject;
+  /** Built when the era is set: the same for every message until the next negotiation (capabilities may change between). */
+  #envelope: JsonObject = {};
 
-  constructor(identity: { clientInfo: Implementation; capabilities: JsonObject }) {
-    this.#envelope = modernEnvelope(identity.clientInfo, identity.capabilities);
-  }
+  constructor(private readonly identity: { clientInfo: Implementation; capabilities: JsonObject }) {}
 
   /** From now on `transport` speaks `protocol`. */
   speak(transport: ClientTransport, protocol: { era: Era; version: string }): void {
     this.#speaking = protocol.era;
+    this.#envelope = modernEnvelope(this.identity.clientInfo, this.identity.capabilities);
     transport.setProtocol(protocol);
   }
 

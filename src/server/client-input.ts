@@ -7,77 +7,23 @@
  * Both check the client's declared capabilities first and the shape of the
  * answer after, so a handler only ever sees a well-formed answer.
  */
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult } from '../protocol/client-request-shapes.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidClientAnswerError, MissingClientCapabilityError } from './errors.ts';
 import { isJsonObject } from './json-values.ts';
 
-/** A form elicitation: `requestedSchema` is the spec's flat object schema of primitive properties. */
-export interface ElicitFormParams {
-  mode?: 'form';
-  message: string;
-  requestedSchema: { $schema?: string; type: 'object'; properties: Record<string, JsonObject>; required?: string[] };
-  [key: string]: unknown;
-}
-
-/** A URL elicitation (the client needs the `elicitation.url` capability). */
-export interface ElicitUrlParams {
-  mode: 'url';
-  message: string;
-  url: string;
-  [key: string]: unknown;
-}
-
-/** `elicitation/create` params. */
-export type ElicitParams = ElicitFormParams | ElicitUrlParams;
-
-/** The client's answer to `elicitation/create`. */
-export interface ElicitResult {
-  action: 'accept' | 'decline' | 'cancel';
-  /** The submitted form, present when `action` is `accept` in form mode. */
-  content?: Record<string, string | number | boolean | string[]>;
-  [key: string]: unknown;
-}
-
-/** One message of a sampling conversation. */
-export interface SamplingMessage {
-  role: 'user' | 'assistant';
-  content: JsonObject | JsonObject[];
-  [key: string]: unknown;
-}
-
-/** `sampling/createMessage` params. */
-export interface CreateMessageParams {
-  messages: SamplingMessage[];
-  maxTokens: number;
-  systemPrompt?: string;
-  temperature?: number;
-  stopSequences?: string[];
-  modelPreferences?: JsonObject;
-  metadata?: JsonObject;
-  [key: string]: unknown;
-}
-
-/** The client's answer to `sampling/createMessage`. */
-export interface CreateMessageResult {
-  role: 'user' | 'assistant';
-  content: JsonObject | JsonObject[];
-  model: string;
-  stopReason?: string;
-  [key: string]: unknown;
-}
-
-/** A root the client exposes. */
-export interface Root {
-  uri: string;
-  name?: string;
-  [key: string]: unknown;
-}
-
-/** The client's answer to `roots/list`. */
-export interface ListRootsResult {
-  roots: Root[];
-  [key: string]: unknown;
-}
+// The shapes of what a handler asks and gets back are the protocol's, shared with the client that answers.
+export type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitParams,
+  ElicitResult,
+  ElicitUrlParams,
+  ListRootsResult,
+  Root,
+  SamplingMessage,
+} from '../protocol/client-request-shapes.ts';
 
 /**
  * Options of one ask. `key` names the ask in a modern input-required result

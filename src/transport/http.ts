@@ -142,11 +142,13 @@ class HttpClientTransport implements ClientTransport {
     const controller = this.track(request?.id);
     let response: Response;
     try {
-      response = await this.fetch(endpoint, {
-        method: 'POST',
-        headers: this.postHeaders(message),
-        body: JSON.stringify(message),
-        signal: controller.signal,
+      const init = { method: 'POST', headers: this.postHeaders(message), body: JSON.stringify(message), signal: controller.signal };
+      response = await this.fetch(endpoint, init).catch((error: unknown) => {
+        // A keep-alive socket the server closed while idle fails the next POST on it ("other side closed").
+        // A response or a notification may reach the server twice without harm: it goes again, once, on a
+        // fresh connection. A request does not (the server may have received it).
+        if (request !== undefined || controller.signal.aborted || !isClosedSocket(error)) throw error;
+        return this.fetch(endpoint, init);
       });
     } catch (error) {
       this.untrack(controller, request?.id);
@@ -348,4 +350,10 @@ class HttpClientTransport implements ClientTransport {
     const info: TransportClosedInfo = { type: 'failed', cause };
     this.events?.closed(info);
   }
+}
+
+/** undici's fetch failing because the peer closed the socket under it (the cause's code says so). */
+function isClosedSocket(error: unknown): boolean {
+  const code = error instanceof TypeError ? (error.cause as { code?: unknown } | undefined)?.code : undefined;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
