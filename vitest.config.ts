@@ -29,9 +29,10 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [PROCESS_TESTS], maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
-      // Then the process files, which mostly wait on their children (starts, restarts, backoff): four at a time keep
-      // two cores busy where two left them idle. Vitest runs projects of different worker counts as ordered groups.
-      { extends: true, test: { name: 'process', include: [PROCESS_TESTS], maxWorkers: 4, sequence: { groupOrder: 1 } } },
+      // Then the process files, two at a time. Four at a time kept a quiet machine's two cores busier, but with two
+      // copies of the suite and a CPU hog beside it (npm run test:loaded) 6 and 9 tests of 1,119 hit their 20 s
+      // timeouts; two at a time is what held there. Vitest runs the projects as ordered groups.
+      { extends: true, test: { name: 'process', include: [PROCESS_TESTS], maxWorkers: 2, sequence: { groupOrder: 1 } } },
     ],
   },
 });
