@@ -4,15 +4,18 @@
  * client reconnects with `Last-Event-ID` and the server replays. Our client
  * against our server (in this process, loopback HTTP), nothing lost and
  * nothing twice; past the replay buffer, a gap the listeners hear as every
- * list changed and every subscribed resource updated.
+ * list changed and every subscribed resource updated. A POST response stream
+ * (a tool call's progress, then its result) cut mid-flow resumes the same
+ * way on its own ids, never carrying the GET stream's messages.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
+import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import type { ServerLimits } from '../../src/server/limits.ts';
 import { CuttingProxy } from '../fixtures/cutting-proxy.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
-import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, RESOURCE_UPDATED, TOOLS_CHANGED } from '../server/official-peers.ts';
+import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, progressOnWire, RESOURCE_UPDATED, TOOLS_CHANGED, wire } from '../server/official-peers.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
@@ -155,5 +158,100 @@ describe('our client against the official legacy server (sdk 1.32.2 with an even
     await lists.until(() => lists.notifications().length === 2);
     expect(resources.notifications().map(updatedUri)).toEqual(FIXTURE_URIS);
     expect([...lists.messages, ...resources.messages].filter((message) => message.type !== 'notification')).toEqual([]);
+  });
+});
+
+interface Gated {
+  server: McpServer;
+  proxy: CuttingProxy;
+  url: string;
+  /** Lets the `gated` tool go on after its first progress. */
+  open(): void;
+}
+
+/**
+ * Our server behind a cutting proxy (a short `retry`, so the resume comes
+ * soon) with a `gated` tool: progress 1 of 3, then it waits for `open()`,
+ * then progress 2 and 3 and its result.
+ */
+async function serveGated(): Promise<Gated> {
+  const { server, proxy, url } = await serveBehindProxy();
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  server.defineTool('gated', { description: 'Progress, a wait, more progress, a result', inputSchema: { type: 'object' } }, async (_args, context) => {
+    await context.progress(1, 3);
+    await gate;
+    await context.progress(2, 3);
+    await context.progress(3, 3);
+    return { content: [{ type: 'text', text: 'gated done' }] };
+  });
+  return { server, proxy, url, open };
+}
+
+/** Progress values as they arrive, with a wait for the first. */
+function progressLog() {
+  const values: unknown[] = [];
+  let first!: () => void;
+  const started = new Promise<void>((resolve) => (first = resolve));
+  const onProgress = (params: JsonObject) => {
+    values.push(params.progress);
+    first();
+  };
+  return { values, started, onProgress };
+}
+
+describe('our client against our server: a POST stream cut after the first progress', () => {
+  it('resumes with the stream Last-Event-ID: every progress once, then the result, and no GET-stream message', async () => {
+    const { server, proxy, url, open } = await serveGated();
+    const client = await ours.connectHttp(url, { era: 'legacy' });
+    const box = inbox();
+    await client.subscribeNotifications({ toolsListChanged: true }, box.subscriber);
+    server.notifyToolsListChanged();
+    await box.next('notification');
+
+    const progress = progressLog();
+    const call = client.callTool('gated', {}, { onProgress: progress.onProgress });
+    await progress.started;
+    proxy.blackhole('POST');
+    open();
+    // Progress 2 went into the dead connection (its id names the POST stream), then the connection is cut.
+    const [swallowed] = await proxy.swallowedEvents(1);
+    expect(swallowed).toMatch(/^p\d+-\d+$/);
+    // A message for the session's GET stream meanwhile: it must come once, on the GET stream only.
+    server.notifyToolsListChanged();
+    await box.next('notification');
+    proxy.cut();
+
+    const result = await call;
+    expect(result.content).toEqual([{ type: 'text', text: 'gated done' }]);
+    expect(progress.values).toEqual([1, 2, 3]);
+    // A marker after the resume: a change replayed twice would have come before it.
+    server.notifyToolsListChanged();
+    await box.next('notification');
+    expect(box.count('notification')).toBe(3);
+  });
+});
+
+describe('the official client 2.4.0 (legacy) against our server: a POST stream cut after the first progress', () => {
+  it('resumes it with Last-Event-ID: every progress once, then the result', async () => {
+    const { server, proxy, url, open } = await serveGated();
+    const client = await connectOfficial('legacy', url);
+    const log = new NotificationLog(client, [TOOLS_CHANGED]);
+    let first!: () => void;
+    const started = new Promise<void>((resolve) => (first = resolve));
+    const call = client.callTool({ name: 'gated', arguments: {} }, { onprogress: () => first() });
+    await started;
+    proxy.blackhole('POST');
+    open();
+    const [swallowed] = await proxy.swallowedEvents(1);
+    expect(swallowed).toMatch(/^p\d+-\d+$/);
+    server.notifyToolsListChanged();
+    await log.waitFor(TOOLS_CHANGED);
+    proxy.cut();
+
+    const result = await call;
+    expect(result.content).toEqual([{ type: 'text', text: 'gated done' }]);
+    expect(progressOnWire(client)).toEqual([1, 2, 3]);
+    expect(wire(client).filter((message) => message.method === TOOLS_CHANGED)).toHaveLength(1);
   });
 });
