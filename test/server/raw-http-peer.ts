@@ -59,7 +59,8 @@ async function exchange(url: string, headers: Record<string, string>, body: Mess
       if (!sse) continue;
       const lines = partial.split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) if (line.startsWith('data: ')) deliver(JSON.parse(line.slice(6)) as Message);
+      // A priming event (an id and `retry`, empty data) carries no message.
+      for (const line of lines) if (line.startsWith('data: ') && line.length > 6) deliver(JSON.parse(line.slice(6)) as Message);
     }
     if (!sse && partial !== '') deliver(JSON.parse(partial) as Message);
   })();
