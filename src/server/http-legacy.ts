@@ -200,14 +200,14 @@ export class LegacyHttpSessions {
    * to its request, so the client stops waiting for it.
    */
   private resumePost(record: SessionRecord, res: HttpResponse, lastEventId: string): void {
-    const name = lastEventId.slice(0, lastEventId.indexOf('-'));
-    const entry = name === '' ? undefined : record.postStreams.get(name);
+    const dash = lastEventId.indexOf('-');
+    const entry = dash > 0 ? record.postStreams.get(lastEventId.slice(0, dash)) : undefined;
     if (!entry) {
       const error = new InvalidRequestError(`Bad Request: Last-Event-ID ${lastEventId} names no stream of this session that can be resumed`);
       return sendJson(res, 400, errorFrame(null, error));
     }
     if (entry.stream.resume(res, lastEventId) === 'resumed') return;
-    this.dropPost(record, name, entry);
+    this.dropPost(record, lastEventId.slice(0, dash), entry);
     const { replayEvents, sseRetryMs } = this.core.limits;
     openSse(res, { 'mcp-session-id': record.session.id });
     res.end(`retry: ${sseRetryMs}\n${sseFrame(errorFrame(entry.requestId, new LimitExceededError('replayEvents', replayEvents, 200)))}`);

@@ -30,6 +30,7 @@ export interface PostStreamOptions {
 /** How a `Last-Event-ID` resume of a POST stream went. */
 export type PostResume = 'resumed' | 'gap';
 
+/** A legacy POST's reply channel: plain JSON, or a resumable SSE stream once something precedes the response. */
 export class PostStream implements ReplyChannel {
   private readonly replay: ReplayBuffer;
   private outbox: Outbox | undefined;

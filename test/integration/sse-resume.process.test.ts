@@ -19,6 +19,7 @@ import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, progres
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
+import { RawLegacySession } from '../server/raw-http-peer.ts';
 
 const ours = new OwnClients();
 const servers: McpServer[] = [];
@@ -253,5 +254,34 @@ describe('the official client 2.4.0 (legacy) against our server: a POST stream c
     expect(result.content).toEqual([{ type: 'text', text: 'gated done' }]);
     expect(progressOnWire(client)).toEqual([1, 2, 3]);
     expect(wire(client).filter((message) => message.method === TOOLS_CHANGED)).toHaveLength(1);
+  });
+});
+
+describe('our server, a GET naming a POST stream (scripted: no client resumes a finished stream on cue)', () => {
+  it('replays what followed the id on that stream only, response included, then ends; an id of no held stream is a 400', async () => {
+    const server = buildFixtureServer({ limits: { sseRetryMs: 10 } });
+    servers.push(server);
+    const { port } = await server.listenHttp({ port: 0 });
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const session = await RawLegacySession.open(url);
+    const call = await session.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 't' } } });
+    await call.ended;
+    // The session's GET stream has messages of its own: a POST stream's replay must not carry them.
+    server.notifyToolsListChanged();
+    const headers = { 'mcp-session-id': session.id, accept: 'text/event-stream' };
+
+    const resumed = await fetch(url, { headers: { ...headers, 'last-event-id': 'p1-1' } });
+    const body = await resumed.text();
+    expect(resumed.headers.get('content-type')).toBe('text/event-stream');
+    expect([...body.matchAll(/^id: (\S+)$/gm)].map((match) => match[1])).toEqual(['p1-2', 'p1-3']);
+    const messages = [...body.matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!) as JsonObject);
+    expect(messages.map((message) => message.method ?? message.id)).toEqual(['notifications/progress', 1]);
+    expect(body.endsWith('retry: 10\n\n')).toBe(true);
+
+    for (const id of ['p9-1', 'p1', 'p-1']) {
+      const unknown = await fetch(url, { headers: { ...headers, 'last-event-id': id } });
+      expect(unknown.status).toBe(400);
+      expect(((await unknown.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    }
   });
 });
