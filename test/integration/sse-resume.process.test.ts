@@ -285,3 +285,22 @@ describe('our server, a GET naming a POST stream (scripted: no client resumes a 
     }
   });
 });
+
+describe('our server, a GET naming a POST stream from before its replay buffer (scripted)', () => {
+  it('answers the stream request with a replayEvents error and ends: the client stops waiting', async () => {
+    const server = buildFixtureServer({ limits: { sseRetryMs: 10, replayEvents: 1 } });
+    servers.push(server);
+    const { port } = await server.listenHttp({ port: 0 });
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const session = await RawLegacySession.open(url);
+    const call = await session.post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 't' } } });
+    await call.ended;
+
+    const resumed = await fetch(url, { headers: { 'mcp-session-id': session.id, accept: 'text/event-stream', 'last-event-id': 'p1-0' } });
+    const messages = [...(await resumed.text()).matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!) as JsonObject);
+    expect(messages).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'Limit reached: replayEvents (1)', data: { limit: 'replayEvents', max: 1 } } }]);
+    // The stream is gone now: asking again is a 400.
+    const again = await fetch(url, { headers: { 'mcp-session-id': session.id, accept: 'text/event-stream', 'last-event-id': 'p1-2' } });
+    expect(again.status).toBe(400);
+  });
+});
