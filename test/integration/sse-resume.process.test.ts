@@ -257,50 +257,48 @@ describe('the official client 2.4.0 (legacy) against our server: a POST stream c
   });
 });
 
+/** Our server (no proxy) with one raw legacy session that already ran a `progress` call of 2 steps as request `id`. */
+async function sessionAfterProgressCall(id: number, limits: Partial<ServerLimits> = {}) {
+  const server = buildFixtureServer({ limits: { sseRetryMs: 10, ...limits } });
+  servers.push(server);
+  const { port } = await server.listenHttp({ port: 0 });
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const session = await RawLegacySession.open(url);
+  const call = await session.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 't' } } });
+  await call.ended;
+  /** A GET on the session with this `Last-Event-ID`. */
+  const resume = (lastEventId: string) => fetch(url, { headers: { 'mcp-session-id': session.id, accept: 'text/event-stream', 'last-event-id': lastEventId } });
+  return { server, resume };
+}
+
+const dataOf = (body: string) => [...body.matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!) as JsonObject);
+
 describe('our server, a GET naming a POST stream (scripted: no client resumes a finished stream on cue)', () => {
   it('replays what followed the id on that stream only, response included, then ends; an id of no held stream is a 400', async () => {
-    const server = buildFixtureServer({ limits: { sseRetryMs: 10 } });
-    servers.push(server);
-    const { port } = await server.listenHttp({ port: 0 });
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const session = await RawLegacySession.open(url);
-    const call = await session.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 't' } } });
-    await call.ended;
+    const { server, resume } = await sessionAfterProgressCall(1);
     // The session's GET stream has messages of its own: a POST stream's replay must not carry them.
     server.notifyToolsListChanged();
-    const headers = { 'mcp-session-id': session.id, accept: 'text/event-stream' };
 
-    const resumed = await fetch(url, { headers: { ...headers, 'last-event-id': 'p1-1' } });
+    const resumed = await resume('p1-1');
     const body = await resumed.text();
     expect(resumed.headers.get('content-type')).toBe('text/event-stream');
     expect([...body.matchAll(/^id: (\S+)$/gm)].map((match) => match[1])).toEqual(['p1-2', 'p1-3']);
-    const messages = [...body.matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!) as JsonObject);
-    expect(messages.map((message) => message.method ?? message.id)).toEqual(['notifications/progress', 1]);
+    expect(dataOf(body).map((message) => message.method ?? message.id)).toEqual(['notifications/progress', 1]);
     expect(body.endsWith('retry: 10\n\n')).toBe(true);
 
     for (const id of ['p9-1', 'p1', 'p-1']) {
-      const unknown = await fetch(url, { headers: { ...headers, 'last-event-id': id } });
+      const unknown = await resume(id);
       expect(unknown.status).toBe(400);
       expect(((await unknown.json()) as { error: { code: number } }).error.code).toBe(-32600);
     }
   });
-});
 
-describe('our server, a GET naming a POST stream from before its replay buffer (scripted)', () => {
-  it('answers the stream request with a replayEvents error and ends: the client stops waiting', async () => {
-    const server = buildFixtureServer({ limits: { sseRetryMs: 10, replayEvents: 1 } });
-    servers.push(server);
-    const { port } = await server.listenHttp({ port: 0 });
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const session = await RawLegacySession.open(url);
-    const call = await session.post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 't' } } });
-    await call.ended;
-
-    const resumed = await fetch(url, { headers: { 'mcp-session-id': session.id, accept: 'text/event-stream', 'last-event-id': 'p1-0' } });
-    const messages = [...(await resumed.text()).matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!) as JsonObject);
-    expect(messages).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'Limit reached: replayEvents (1)', data: { limit: 'replayEvents', max: 1 } } }]);
-    // The stream is gone now: asking again is a 400.
-    const again = await fetch(url, { headers: { 'mcp-session-id': session.id, accept: 'text/event-stream', 'last-event-id': 'p1-2' } });
-    expect(again.status).toBe(400);
+  it('from before the stream replay buffer: its request is answered with a replayEvents error, then the stream is gone', async () => {
+    const { resume } = await sessionAfterProgressCall(7, { replayEvents: 1 });
+    const resumed = await resume('p1-0');
+    expect(dataOf(await resumed.text())).toEqual([
+      { jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'Limit reached: replayEvents (1)', data: { limit: 'replayEvents', max: 1 } } },
+    ]);
+    expect((await resume('p1-2')).status).toBe(400);
   });
 });
