@@ -8,7 +8,7 @@
  * (a tool call's progress, then its result) cut mid-flow resumes the same
  * way on its own ids, never carrying the GET stream's messages.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import type { McpServer } from '../../src/server/index.ts';
@@ -26,6 +26,7 @@ const servers: McpServer[] = [];
 const proxies: CuttingProxy[] = [];
 const fixtures: HttpFixture[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await ours.disconnectAll();
   await closeAllPeers();
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
@@ -299,6 +300,16 @@ describe('our server, a GET naming a POST stream (scripted: no client resumes a 
     expect(dataOf(await resumed.text())).toEqual([
       { jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'Limit reached: replayEvents (1)', data: { limit: 'replayEvents', max: 1 } } },
     ]);
+    expect((await resume('p1-2')).status).toBe(400);
+  });
+
+  it('a finished stream stays resumable for replayAgeMs after its end, then is forgotten', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { resume } = await sessionAfterProgressCall(1, { replayAgeMs: 60_000 });
+    vi.advanceTimersByTime(59_999);
+    const late = await resume('p1-2');
+    expect(dataOf(await late.text()).map((message) => message.id)).toEqual([1]);
+    vi.advanceTimersByTime(1);
     expect((await resume('p1-2')).status).toBe(400);
   });
 });
