@@ -114,8 +114,8 @@ export class RawLegacySession {
     return session;
   }
 
-  post(body: Message): Promise<RawExchange> {
-    return exchange(this.url, { 'mcp-session-id': this.id, 'mcp-protocol-version': LEGACY_VERSION }, body);
+  post(body: Message, options: ExchangeOptions = {}): Promise<RawExchange> {
+    return exchange(this.url, { 'mcp-session-id': this.id, 'mcp-protocol-version': LEGACY_VERSION }, body, options);
   }
 
   request(id: string | number, method: string, params: Record<string, unknown> = {}): Promise<RawExchange> {
