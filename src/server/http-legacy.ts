@@ -9,6 +9,8 @@
  * the `retry` interval) before any message, and a GET with `Last-Event-ID`
  * replays what the session's replay buffer kept after that id, or, past the
  * buffer, tells the session's client that everything may have changed.
+ * A POST's response stream is resumable too, on its own ids (post-stream.ts):
+ * a GET with one of them takes over that stream and nothing else.
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
@@ -16,9 +18,10 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } 
 import { isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { InvalidRequestError, LimitExceededError } from './errors.ts';
-import { HttpReply, keepAlive, openSse, sendJson, sendStatus } from './http-io.ts';
+import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame } from './http-io.ts';
 import { Outbox } from './outbox.ts';
-import { ReplayBuffer } from './replay-buffer.ts';
+import { PostStream } from './post-stream.ts';
+import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
@@ -32,6 +35,18 @@ interface SessionRecord {
   /** What the GET stream wrote lately, for a reconnect with `Last-Event-ID`. */
   replay: ReplayBuffer;
   getStream: HttpResponse | undefined;
+  /** POST response streams a client may still resume, by name (`p<n>`). */
+  postStreams: Map<string, PostEntry>;
+  /** POSTs answered so far: names the next POST stream. */
+  posts: number;
+}
+
+interface PostEntry {
+  stream: PostStream;
+  requestId: RequestId;
+  controller: AbortController;
+  /** Ends the stream once it has gone `replayAgeMs` without a connection. */
+  expiry: ReturnType<typeof setTimeout> | undefined;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -53,11 +68,10 @@ export class LegacyHttpSessions {
     }
     const id = randomUUID();
     const session = this.core.newSession(id, () => this.forget(id), { initializeMs: this.core.limits.initializeTimeoutMs });
-    const { replayEvents, replayBytes, replayAgeMs } = this.core.limits;
-    const replay = new ReplayBuffer({ maxEvents: replayEvents, maxBytes: replayBytes, maxAgeMs: replayAgeMs });
+    const replay = new ReplayBuffer(this.replayBounds());
     const outbox = new Outbox(undefined, (json) => replay.frame(json), this.core.limits.outboxHighWater);
     session.attach(outbox);
-    const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined };
+    const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined, postStreams: new Map(), posts: 0 };
     this.records.set(id, record);
     const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, 1), new AbortController().signal);
     if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
@@ -82,10 +96,17 @@ export class LegacyHttpSessions {
     const key = requestKey(message.id);
     const controller = new AbortController();
     record.inflight.set(key, controller);
+    const name = `p${++record.posts}`;
+    const { outboxHighWater: highWater, sseRetryMs: retryMs } = this.core.limits;
+    const reply = new PostStream(res, { name, bounds: this.replayBounds(), highWater, retryMs, headers: { 'mcp-session-id': record.session.id } });
+    const entry: PostEntry = { stream: reply, requestId: message.id, controller, expiry: undefined };
+    record.postStreams.set(name, entry);
     res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
+      if (res.writableFinished) return;
+      // A plain JSON answer cannot be resumed: the client is gone. A stream waits for a resume, for a while.
+      if (reply.resumable) this.expireLater(record, name, entry);
+      else controller.abort();
     });
-    const reply = new HttpReply(res, this.core.limits.outboxHighWater, { 'mcp-session-id': record.session.id });
     record.session.hold();
     let outcome: Outcome;
     try {
@@ -94,9 +115,12 @@ export class LegacyHttpSessions {
       record.session.release();
       record.inflight.delete(key);
     }
-    if (controller.signal.aborted) return void res.end();
-    if (outcome.kind === 'result') return reply.finish(resultFrame(message.id, outcome.result), 200);
-    if (outcome.kind === 'error') return reply.finish(errorFrame(message.id, outcome.error), outcome.error.httpStatus === 404 ? 200 : outcome.error.httpStatus);
+    if (controller.signal.aborted) return this.dropPost(record, name, entry);
+    if (outcome.kind === 'result') await reply.finish(resultFrame(message.id, outcome.result), 200);
+    if (outcome.kind === 'error') await reply.finish(errorFrame(message.id, outcome.error), outcome.error.httpStatus === 404 ? 200 : outcome.error.httpStatus);
+    // The response may have gone into a connection that was already dead: a stream stays resumable for a while.
+    if (reply.resumable) this.expireLater(record, name, entry);
+    else record.postStreams.delete(name);
   }
 
   /** A POST carrying the client's response to a request a handler sent it: 202 once routed. */
@@ -114,6 +138,7 @@ export class LegacyHttpSessions {
     if (!record) return;
     const header = req.headers['last-event-id'];
     const lastEventId = Array.isArray(header) ? header[0] : header;
+    if (lastEventId?.startsWith('p')) return this.resumePost(record, res, lastEventId);
     if (record.getStream) {
       if (lastEventId === undefined) {
         const error = new InvalidRequestError('Conflict: this session already has a GET stream');
@@ -167,6 +192,49 @@ export class LegacyHttpSessions {
     return undefined;
   }
 
+  /**
+   * A GET with a POST stream's `Last-Event-ID`: that stream continues on it.
+   * A stream this session does not know (never, or no longer: finished and
+   * expired) is a 400, since nothing can be resumed; a known stream whose
+   * replay buffer lost what followed the id is ended with an error response
+   * to its request, so the client stops waiting for it.
+   */
+  private resumePost(record: SessionRecord, res: HttpResponse, lastEventId: string): void {
+    const dash = lastEventId.indexOf('-');
+    const entry = dash > 0 ? record.postStreams.get(lastEventId.slice(0, dash)) : undefined;
+    if (!entry) {
+      const error = new InvalidRequestError(`Bad Request: Last-Event-ID ${lastEventId} names no stream of this session that can be resumed`);
+      return sendJson(res, 400, errorFrame(null, error));
+    }
+    if (entry.stream.resume(res, lastEventId) === 'resumed') return;
+    this.dropPost(record, lastEventId.slice(0, dash), entry);
+    const { replayEvents, sseRetryMs } = this.core.limits;
+    openSse(res, { 'mcp-session-id': record.session.id });
+    res.end(`retry: ${sseRetryMs}\n${sseFrame(errorFrame(entry.requestId, new LimitExceededError('replayEvents', replayEvents, 200)))}`);
+  }
+
+  /** Ends a POST stream once it has spent `replayAgeMs` without a connection (restarted while one is attached). */
+  private expireLater(record: SessionRecord, name: string, entry: PostEntry): void {
+    clearTimeout(entry.expiry);
+    entry.expiry = setTimeout(() => {
+      if (entry.stream.attached) this.expireLater(record, name, entry);
+      else this.dropPost(record, name, entry);
+    }, this.core.limits.replayAgeMs);
+    entry.expiry.unref();
+  }
+
+  private dropPost(record: SessionRecord, name: string, entry: PostEntry): void {
+    clearTimeout(entry.expiry);
+    entry.controller.abort();
+    entry.stream.abandon();
+    if (record.postStreams.get(name) === entry) record.postStreams.delete(name);
+  }
+
+  private replayBounds(): ReplayBounds {
+    const { replayEvents, replayBytes, replayAgeMs } = this.core.limits;
+    return { maxEvents: replayEvents, maxBytes: replayBytes, maxAgeMs: replayAgeMs };
+  }
+
   private notification(record: SessionRecord, message: JsonRpcNotification): void {
     if (message.method === 'notifications/initialized') record.session.initialized();
     if (message.method === 'notifications/cancelled') {
@@ -181,6 +249,7 @@ export class LegacyHttpSessions {
     this.records.delete(id);
     for (const controller of record.inflight.values()) controller.abort();
     record.outbox.close();
+    for (const [name, entry] of [...record.postStreams]) this.dropPost(record, name, entry);
     // Closing on purpose: say when to come back (the session is gone, so the client then starts a new one).
     record.getStream?.end(`retry: ${this.core.limits.sseRetryMs}\n\n`);
   }

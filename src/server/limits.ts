@@ -68,8 +68,12 @@
  *   is sent every list-changed notification it is registered for and a
  *   `resources/updated` for every URI it subscribed, so its client refetches
  *   everything. `replayEvents: 0` keeps nothing (every reconnect is a gap).
- * - `sseRetryMs` (default 1,000): the `retry` field a legacy GET stream
- *   opens with and that precedes its closing by the server: how long the
+ *   Each legacy POST response stream keeps its own frames within the same
+ *   bounds, until `replayAgeMs` after it ended or lost its connection (a
+ *   stream without a connection that long is cancelled); a resume from too
+ *   far back answers its request with -32000 (`data.limit = 'replayEvents'`).
+ * - `sseRetryMs` (default 1,000): the `retry` field a legacy GET or POST
+ *   response stream opens with and that precedes its closing by the server: how long the
  *   client waits before it reconnects.
  */
 export interface ServerLimits {

@@ -1,5 +1,5 @@
 /**
- * What a legacy HTTP session's GET stream wrote lately, so a client that
+ * What one legacy HTTP SSE stream (a session's GET stream, or a POST's response stream) wrote lately, so a client that
  * reconnects with `Last-Event-ID` gets what it missed (2025-11-25,
  * "Resumability and Redelivery"). Every frame written to the stream gets the
  * next event id (`g<n>`, unique within the session, the stream named by its
@@ -24,7 +24,7 @@ export interface ReplayBounds {
   maxAgeMs: number;
 }
 
-const ID = /^g(0|[1-9][0-9]{0,15})$/;
+const SEQ = /^(0|[1-9][0-9]{0,15})$/;
 
 export class ReplayBuffer {
   private kept: Kept[] = [];
@@ -33,16 +33,21 @@ export class ReplayBuffer {
   /** The last event id handed out (0: none yet). */
   private seq = 0;
 
-  constructor(private readonly bounds: ReplayBounds, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly bounds: ReplayBounds,
+    private readonly now: () => number = Date.now,
+    /** What every id of this stream starts with: `g` for the GET stream, `p<n>-` for POST response stream n. */
+    readonly stream = 'g',
+  ) {}
 
   /** The id of the last frame written, to prime a new stream with. */
   get lastId(): string {
-    return `g${this.seq}`;
+    return `${this.stream}${this.seq}`;
   }
 
   /** Frames `json` as an SSE event with the next id, keeps it, and returns the frame. */
   frame(json: string): string {
-    const frame = `id: g${++this.seq}\nevent: message\ndata: ${json}\n\n`;
+    const frame = `id: ${this.stream}${++this.seq}\nevent: message\ndata: ${json}\n\n`;
     if (this.bounds.maxEvents > 0) {
       const bytes = Buffer.byteLength(frame);
       this.kept.push({ seq: this.seq, frame, bytes, at: this.now() });
@@ -58,7 +63,8 @@ export class ReplayBuffer {
    * id were dropped, or the id is not one this session handed out).
    */
   since(lastEventId: string): string | undefined {
-    const match = ID.exec(lastEventId);
+    // Another stream's id is a gap too: a replay never mixes streams.
+    const match = lastEventId.startsWith(this.stream) ? SEQ.exec(lastEventId.slice(this.stream.length)) : null;
     if (!match) return undefined;
     const last = Number(match[1]);
     if (last > this.seq) return undefined;

@@ -4,24 +4,29 @@
  * client reconnects with `Last-Event-ID` and the server replays. Our client
  * against our server (in this process, loopback HTTP), nothing lost and
  * nothing twice; past the replay buffer, a gap the listeners hear as every
- * list changed and every subscribed resource updated.
+ * list changed and every subscribed resource updated. A POST response stream
+ * (a tool call's progress, then its result) cut mid-flow resumes the same
+ * way on its own ids, never carrying the GET stream's messages.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
+import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import type { ServerLimits } from '../../src/server/limits.ts';
 import { CuttingProxy } from '../fixtures/cutting-proxy.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
-import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, RESOURCE_UPDATED, TOOLS_CHANGED } from '../server/official-peers.ts';
+import { closeAllPeers, connectHttp as connectOfficial, NotificationLog, progressOnWire, RESOURCE_UPDATED, TOOLS_CHANGED, wire } from '../server/official-peers.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
+import { RawLegacySession } from '../server/raw-http-peer.ts';
 
 const ours = new OwnClients();
 const servers: McpServer[] = [];
 const proxies: CuttingProxy[] = [];
 const fixtures: HttpFixture[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await ours.disconnectAll();
   await closeAllPeers();
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
@@ -155,5 +160,156 @@ describe('our client against the official legacy server (sdk 1.32.2 with an even
     await lists.until(() => lists.notifications().length === 2);
     expect(resources.notifications().map(updatedUri)).toEqual(FIXTURE_URIS);
     expect([...lists.messages, ...resources.messages].filter((message) => message.type !== 'notification')).toEqual([]);
+  });
+});
+
+interface Gated {
+  server: McpServer;
+  proxy: CuttingProxy;
+  url: string;
+  /** Lets the `gated` tool go on after its first progress. */
+  open(): void;
+}
+
+/**
+ * Our server behind a cutting proxy (a short `retry`, so the resume comes
+ * soon) with a `gated` tool: progress 1 of 3, then it waits for `open()`,
+ * then progress 2 and 3 and its result.
+ */
+async function serveGated(): Promise<Gated> {
+  const { server, proxy, url } = await serveBehindProxy();
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  server.defineTool('gated', { description: 'Progress, a wait, more progress, a result', inputSchema: { type: 'object' } }, async (_args, context) => {
+    await context.progress(1, 3);
+    await gate;
+    await context.progress(2, 3);
+    await context.progress(3, 3);
+    return { content: [{ type: 'text', text: 'gated done' }] };
+  });
+  return { server, proxy, url, open };
+}
+
+/** Progress values as they arrive, with a wait for the first. */
+function progressLog() {
+  const values: unknown[] = [];
+  let first!: () => void;
+  const started = new Promise<void>((resolve) => (first = resolve));
+  const onProgress = (params: JsonObject) => {
+    values.push(params.progress);
+    first();
+  };
+  return { values, started, onProgress };
+}
+
+describe('our client against our server: a POST stream cut after the first progress', () => {
+  it('resumes with the stream Last-Event-ID: every progress once, then the result, and no GET-stream message', async () => {
+    const { server, proxy, url, open } = await serveGated();
+    const client = await ours.connectHttp(url, { era: 'legacy' });
+    const box = inbox();
+    await client.subscribeNotifications({ toolsListChanged: true }, box.subscriber);
+    server.notifyToolsListChanged();
+    await box.next('notification');
+
+    const progress = progressLog();
+    const call = client.callTool('gated', {}, { onProgress: progress.onProgress });
+    await progress.started;
+    proxy.blackhole('POST');
+    open();
+    // Progress 2 went into the dead connection (its id names the POST stream), then the connection is cut.
+    const [swallowed] = await proxy.swallowedEvents(1);
+    expect(swallowed).toMatch(/^p\d+-\d+$/);
+    // A message for the session's GET stream meanwhile: it must come once, on the GET stream only.
+    server.notifyToolsListChanged();
+    await box.next('notification');
+    proxy.cut();
+
+    const result = await call;
+    expect(result.content).toEqual([{ type: 'text', text: 'gated done' }]);
+    expect(progress.values).toEqual([1, 2, 3]);
+    // A marker after the resume: a change replayed twice would have come before it.
+    server.notifyToolsListChanged();
+    await box.next('notification');
+    expect(box.count('notification')).toBe(3);
+  });
+});
+
+describe('the official client 2.4.0 (legacy) against our server: a POST stream cut after the first progress', () => {
+  it('resumes it with Last-Event-ID: every progress once, then the result', async () => {
+    const { server, proxy, url, open } = await serveGated();
+    const client = await connectOfficial('legacy', url);
+    const log = new NotificationLog(client, [TOOLS_CHANGED]);
+    let first!: () => void;
+    const started = new Promise<void>((resolve) => (first = resolve));
+    const call = client.callTool({ name: 'gated', arguments: {} }, { onprogress: () => first() });
+    await started;
+    proxy.blackhole('POST');
+    open();
+    const [swallowed] = await proxy.swallowedEvents(1);
+    expect(swallowed).toMatch(/^p\d+-\d+$/);
+    server.notifyToolsListChanged();
+    await log.waitFor(TOOLS_CHANGED);
+    proxy.cut();
+
+    const result = await call;
+    expect(result.content).toEqual([{ type: 'text', text: 'gated done' }]);
+    expect(progressOnWire(client)).toEqual([1, 2, 3]);
+    expect(wire(client).filter((message) => message.method === TOOLS_CHANGED)).toHaveLength(1);
+  });
+});
+
+/** Our server (no proxy) with one raw legacy session that already ran a `progress` call of 2 steps as request `id`. */
+async function sessionAfterProgressCall(id: number, limits: Partial<ServerLimits> = {}) {
+  const server = buildFixtureServer({ limits: { sseRetryMs: 10, ...limits } });
+  servers.push(server);
+  const { port } = await server.listenHttp({ port: 0 });
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const session = await RawLegacySession.open(url);
+  const call = await session.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 't' } } });
+  await call.ended;
+  /** A GET on the session with this `Last-Event-ID`. */
+  const resume = (lastEventId: string) => fetch(url, { headers: { 'mcp-session-id': session.id, accept: 'text/event-stream', 'last-event-id': lastEventId } });
+  return { server, resume };
+}
+
+const dataOf = (body: string) => [...body.matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!) as JsonObject);
+
+describe('our server, a GET naming a POST stream (scripted: no client resumes a finished stream on cue)', () => {
+  it('replays what followed the id on that stream only, response included, then ends; an id of no held stream is a 400', async () => {
+    const { server, resume } = await sessionAfterProgressCall(1);
+    // The session's GET stream has messages of its own: a POST stream's replay must not carry them.
+    server.notifyToolsListChanged();
+
+    const resumed = await resume('p1-1');
+    const body = await resumed.text();
+    expect(resumed.headers.get('content-type')).toBe('text/event-stream');
+    expect([...body.matchAll(/^id: (\S+)$/gm)].map((match) => match[1])).toEqual(['p1-2', 'p1-3']);
+    expect(dataOf(body).map((message) => message.method ?? message.id)).toEqual(['notifications/progress', 1]);
+    expect(body.endsWith('retry: 10\n\n')).toBe(true);
+
+    for (const id of ['p9-1', 'p1', 'p-1']) {
+      const unknown = await resume(id);
+      expect(unknown.status).toBe(400);
+      expect(((await unknown.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    }
+  });
+
+  it('from before the stream replay buffer: its request is answered with a replayEvents error, then the stream is gone', async () => {
+    const { resume } = await sessionAfterProgressCall(7, { replayEvents: 1 });
+    const resumed = await resume('p1-0');
+    expect(dataOf(await resumed.text())).toEqual([
+      { jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'Limit reached: replayEvents (1)', data: { limit: 'replayEvents', max: 1 } } },
+    ]);
+    expect((await resume('p1-2')).status).toBe(400);
+  });
+
+  it('a finished stream stays resumable for replayAgeMs after its end, then is forgotten', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { resume } = await sessionAfterProgressCall(1, { replayAgeMs: 60_000 });
+    vi.advanceTimersByTime(59_999);
+    const late = await resume('p1-2');
+    expect(dataOf(await late.text()).map((message) => message.id)).toEqual([1]);
+    vi.advanceTimersByTime(1);
+    expect((await resume('p1-2')).status).toBe(400);
   });
 });

@@ -1,19 +1,22 @@
 /**
  * A tool handler waiting for room to send progress is released when its
  * client goes away, over HTTP (the response closes) and stdio (the output
- * fails), instead of waiting forever. The client here stops reading, which
- * the official client cannot be made to do, so the peers are scripted.
+ * fails), instead of waiting forever; a legacy POST stream's handler once
+ * nobody resumed the stream for `replayAgeMs`. The client here stops reading,
+ * which the official client cannot be made to do, so the peers are scripted.
  */
 import { connect, type Socket } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { McpServer, RequestContext } from '../../src/server/index.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { RawLegacySession } from './raw-http-peer.ts';
 import { modernMeta } from './raw-stdio-peer.ts';
 
 let server: McpServer | undefined;
 let socket: Socket | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   socket?.destroy();
   socket = undefined;
   await server?.close();
@@ -137,5 +140,37 @@ describe('a stdio client closing its input while the server waits for it to read
     await flood.released;
     await answered;
     expect(results).toEqual([2, 3]);
+  });
+});
+
+describe('a legacy handler whose POST stream lost its client', () => {
+  it('goes on while the stream may be resumed, and is cancelled once it went replayAgeMs without a connection', async () => {
+    server = buildFixtureServer({ limits: { replayAgeMs: 60_000 } });
+    let cancelled!: () => void;
+    const released = new Promise<void>((resolve) => (cancelled = resolve));
+    server.defineTool('waits', { description: 'Progress, then waits for cancellation', inputSchema: { type: 'object' } }, async (_args, context: RequestContext) => {
+      await context.progress(1);
+      await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve()));
+      cancelled();
+      return { content: [] };
+    });
+    const { url } = await server.listenHttp({ port: 0 });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const session = await RawLegacySession.open(url);
+    const call = await session.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'waits', arguments: {}, _meta: { progressToken: 't' } } }, { read: false });
+    const reader = call.response.body!.getReader();
+    // The priming event and the progress: the stream is resumable from here.
+    let seen = '';
+    while (!seen.includes('notifications/progress')) seen += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    // A round trip on the session: the server has seen the POST's connection close by now.
+    await (await session.request(2, 'ping')).ended;
+    let done = false;
+    void released.then(() => (done = true));
+    vi.advanceTimersByTime(59_999);
+    await (await session.request(3, 'ping')).ended;
+    expect(done).toBe(false);
+    vi.advanceTimersByTime(1);
+    await expect(released).resolves.toBeUndefined();
   });
 });

@@ -59,7 +59,8 @@ async function exchange(url: string, headers: Record<string, string>, body: Mess
       if (!sse) continue;
       const lines = partial.split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) if (line.startsWith('data: ')) deliver(JSON.parse(line.slice(6)) as Message);
+      // A priming event (an id and `retry`, empty data) carries no message.
+      for (const line of lines) if (line.startsWith('data: ') && line.length > 6) deliver(JSON.parse(line.slice(6)) as Message);
     }
     if (!sse && partial !== '') deliver(JSON.parse(partial) as Message);
   })();
@@ -113,8 +114,8 @@ export class RawLegacySession {
     return session;
   }
 
-  post(body: Message): Promise<RawExchange> {
-    return exchange(this.url, { 'mcp-session-id': this.id, 'mcp-protocol-version': LEGACY_VERSION }, body);
+  post(body: Message, options: ExchangeOptions = {}): Promise<RawExchange> {
+    return exchange(this.url, { 'mcp-session-id': this.id, 'mcp-protocol-version': LEGACY_VERSION }, body, options);
   }
 
   request(id: string | number, method: string, params: Record<string, unknown> = {}): Promise<RawExchange> {

@@ -1,0 +1,124 @@
+/**
+ * One legacy POST's response (2025-11-25, "Resumability and Redelivery"):
+ * plain JSON when the handler sends nothing before its response, otherwise a
+ * resumable SSE stream. That stream opens with a priming event (an id and the
+ * `retry` interval, no data), and every message on it gets an id naming the
+ * stream (`p<n>-<k>`), kept in the stream's own replay buffer. When the POST's
+ * socket dies before the response was written, the stream is parked: later
+ * messages (progress, the response) wait in its outbox (bounded by its
+ * high-water mark, which holds the handler back) until a GET with
+ * `Last-Event-ID: p<n>-<k>` resumes it, which gets what followed k, then the
+ * rest, then the stream ends (`retry` first, as on any end on purpose).
+ */
+import type { HttpResponse } from './http-exchange.ts';
+import { openSse, sendJson } from './http-io.ts';
+import { Outbox } from './outbox.ts';
+import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
+import type { ReplyChannel } from './request-context.ts';
+
+/** What a POST response stream needs from its session. */
+export interface PostStreamOptions {
+  /** The stream's name within its session (`p<n>`); its event ids are `p<n>-<k>`. */
+  name: string;
+  bounds: ReplayBounds;
+  highWater: number;
+  retryMs: number;
+  /** Response headers (the session id). */
+  headers: Record<string, string>;
+}
+
+/** How a `Last-Event-ID` resume of a POST stream went. */
+export type PostResume = 'resumed' | 'gap';
+
+/** A legacy POST's reply channel: plain JSON, or a resumable SSE stream once something precedes the response. */
+export class PostStream implements ReplyChannel {
+  private readonly replay: ReplayBuffer;
+  private outbox: Outbox | undefined;
+  private target: HttpResponse;
+  /** The POST's own response. */
+  private readonly first: HttpResponse;
+  /** The response was handed to the outbox. */
+  private answered = false;
+
+  constructor(res: HttpResponse, private readonly options: PostStreamOptions) {
+    this.replay = new ReplayBuffer(options.bounds, Date.now, `${options.name}-`);
+    this.target = res;
+    this.first = res;
+    this.watch(res);
+  }
+
+  /** Whether the response became an SSE stream, which a client can resume after losing it. */
+  get resumable(): boolean {
+    return this.outbox !== undefined;
+  }
+
+  /** Whether the stream currently has a live connection to write to. */
+  get attached(): boolean {
+    return !this.target.destroyed && !this.target.writableEnded;
+  }
+
+  notify(json: string): Promise<void> {
+    if (this.answered) return Promise.resolve();
+    if (!this.outbox) {
+      if (!this.attached) return Promise.resolve();
+      openSse(this.target, this.options.headers);
+      this.target.write(`id: ${this.replay.lastId}\nretry: ${this.options.retryMs}\ndata: \n\n`);
+      this.outbox = new Outbox(this.target, (frame) => this.replay.frame(frame), this.options.highWater);
+    }
+    this.outbox.push(json);
+    return this.outbox.room();
+  }
+
+  /**
+   * Writes the final response (status applies only when no stream was
+   * started), waits until it was handed to a connection (a parked stream:
+   * until a resume, or `abandon`), and ends that connection.
+   */
+  async finish(json: string, status: number): Promise<void> {
+    if (!this.outbox) {
+      if (this.attached) sendJson(this.target, status, json, this.options.headers);
+      return;
+    }
+    this.answered = true;
+    this.outbox.push(json);
+    await this.outbox.flushed();
+    this.endTarget();
+  }
+
+  /** A GET with `Last-Event-ID` (one of this stream's ids) takes the stream over. */
+  resume(res: HttpResponse, lastEventId: string): PostResume {
+    const missed = this.replay.since(lastEventId);
+    if (missed === undefined || !this.outbox) return 'gap';
+    const old = this.target;
+    openSse(res, this.options.headers);
+    res.write(`retry: ${this.options.retryMs}\n\n${missed}`);
+    this.target = res;
+    this.watch(res);
+    // The client has given up on the old connection, whether or not its socket told us yet.
+    if (!old.writableEnded) old.end();
+    if (this.answered && this.outbox.idle) this.endTarget();
+    else this.outbox.retarget(res);
+    return 'resumed';
+  }
+
+  /** Ends the stream for good (cancelled, expired, session gone): drops what waits, releases waiters. */
+  abandon(): void {
+    this.outbox?.close();
+    this.endTarget();
+  }
+
+  private watch(res: HttpResponse): void {
+    res.once('close', () => {
+      if (this.target !== res || res.writableFinished) return;
+      // Park: what is sent from now on waits for a resume.
+      this.outbox?.retarget(undefined);
+    });
+  }
+
+  private endTarget(): void {
+    if (!this.attached) return;
+    // The POST's own connection ends as any response does; a resuming GET says when to come back.
+    if (this.target !== this.first) this.target.end(`retry: ${this.options.retryMs}\n\n`);
+    else this.target.end();
+  }
+}
