@@ -24,6 +24,12 @@ export function sendStatus(res: HttpResponse, status: number, headers: Record<st
 
 export const sseFrame = (json: string): string => `event: message\ndata: ${json}\n\n`;
 
+/** The event a resumable stream opens with: its cursor (`id`) and reconnect delay, no message. */
+export const ssePrimingFrame = (id: string, retryMs: number): string => `id: ${id}\nretry: ${retryMs}\ndata: \n\n`;
+
+/** A bare `retry` field: sent before a replay, and before the server ends a stream on purpose. */
+export const sseRetryFrame = (retryMs: number): string => `retry: ${retryMs}\n\n`;
+
 export function openSse(res: HttpResponse, headers: Record<string, string> = {}): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream',

@@ -18,7 +18,7 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } 
 import { isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
 import { InvalidRequestError, LimitExceededError } from './errors.ts';
-import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame } from './http-io.ts';
+import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
 import { Outbox } from './outbox.ts';
 import { PostStream } from './post-stream.ts';
 import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
@@ -151,13 +151,12 @@ export class LegacyHttpSessions {
     record.session.hold();
     res.once('close', () => record.session.release());
     openSse(res, { 'mcp-session-id': record.session.id });
-    const retry = `retry: ${this.core.limits.sseRetryMs}\n`;
     const missed = lastEventId === undefined ? undefined : record.replay.since(lastEventId);
     if (missed === undefined) {
       // A fresh stream, or a gap: the client's cursor starts at the last id written; everything after it comes.
-      res.write(`id: ${record.replay.lastId}\n${retry}data: \n\n`);
+      res.write(ssePrimingFrame(record.replay.lastId, this.core.limits.sseRetryMs));
       if (lastEventId !== undefined) record.session.resync();
-    } else res.write(`${retry}\n${missed}`);
+    } else res.write(`${sseRetryFrame(this.core.limits.sseRetryMs)}${missed}`);
     record.outbox.retarget(res);
     keepAlive(res, record.outbox, this.keepAliveMs);
     res.on('close', () => {
@@ -210,7 +209,7 @@ export class LegacyHttpSessions {
     this.dropPost(record, lastEventId.slice(0, dash), entry);
     const { replayEvents, sseRetryMs } = this.core.limits;
     openSse(res, { 'mcp-session-id': record.session.id });
-    res.end(`retry: ${sseRetryMs}\n${sseFrame(errorFrame(entry.requestId, new LimitExceededError('replayEvents', replayEvents, 200)))}`);
+    res.end(`${sseRetryFrame(sseRetryMs).slice(0, -1)}${sseFrame(errorFrame(entry.requestId, new LimitExceededError('replayEvents', replayEvents, 200)))}`);
   }
 
   /** Ends a POST stream once it has spent `replayAgeMs` without a connection (restarted while one is attached). */
@@ -251,6 +250,6 @@ export class LegacyHttpSessions {
     record.outbox.close();
     for (const [name, entry] of [...record.postStreams]) this.dropPost(record, name, entry);
     // Closing on purpose: say when to come back (the session is gone, so the client then starts a new one).
-    record.getStream?.end(`retry: ${this.core.limits.sseRetryMs}\n\n`);
+    record.getStream?.end(sseRetryFrame(this.core.limits.sseRetryMs));
   }
 }

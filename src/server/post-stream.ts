@@ -11,7 +11,7 @@
  * rest, then the stream ends (`retry` first, as on any end on purpose).
  */
 import type { HttpResponse } from './http-exchange.ts';
-import { openSse, sendJson } from './http-io.ts';
+import { openSse, sendJson, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
 import { Outbox } from './outbox.ts';
 import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
 import type { ReplyChannel } from './request-context.ts';
@@ -62,7 +62,7 @@ export class PostStream implements ReplyChannel {
     if (!this.outbox) {
       if (!this.attached) return Promise.resolve();
       openSse(this.target, this.options.headers);
-      this.target.write(`id: ${this.replay.lastId}\nretry: ${this.options.retryMs}\ndata: \n\n`);
+      this.target.write(ssePrimingFrame(this.replay.lastId, this.options.retryMs));
       this.outbox = new Outbox(this.target, (frame) => this.replay.frame(frame), this.options.highWater);
     }
     this.outbox.push(json);
@@ -91,7 +91,7 @@ export class PostStream implements ReplyChannel {
     if (missed === undefined || !this.outbox) return 'gap';
     const old = this.target;
     openSse(res, this.options.headers);
-    res.write(`retry: ${this.options.retryMs}\n\n${missed}`);
+    res.write(`${sseRetryFrame(this.options.retryMs)}${missed}`);
     this.target = res;
     this.watch(res);
     // The client has given up on the old connection, whether or not its socket told us yet.
@@ -118,7 +118,7 @@ export class PostStream implements ReplyChannel {
   private endTarget(): void {
     if (!this.attached) return;
     // The POST's own connection ends as any response does; a resuming GET says when to come back.
-    if (this.target !== this.first) this.target.end(`retry: ${this.options.retryMs}\n\n`);
+    if (this.target !== this.first) this.target.end(sseRetryFrame(this.options.retryMs));
     else this.target.end();
   }
 }
