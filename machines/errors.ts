@@ -3,6 +3,31 @@
  * machine decides on (machines may not import src/) share it with the rest.
  * src/protocol/errors.ts re-exports it.
  */
-export abstract class McpActorsError extends Error {
-  abstract readonly code: string;
+
+/**
+ * The brand every mcp-actors error carries. `Symbol.for` makes it one symbol
+ * across copies of the package, so `isMcpActorsError` holds where
+ * `instanceof` fails: two installs in one process (a dependency that brings
+ * its own copy, CommonJS beside ESM).
+ */
+const BRAND: unique symbol = Symbol.for('mcp-actors.error') as never;
+
+/** Every error mcp-actors throws or rejects with extends this; `code` says which condition it is. */
+export abstract class McpActorsError<Code extends string = string> extends Error {
+  /** A stable, machine-readable name of the condition (one literal per class, or a union where a class has several). */
+  abstract readonly code: Code;
+  /** The cross-copy brand read by `isMcpActorsError`. */
+  declare readonly [BRAND]: true;
+  static {
+    Object.defineProperty(McpActorsError.prototype, BRAND, { value: true });
+  }
+}
+
+/**
+ * Whether `value` is an error from any copy of mcp-actors. Prefer it to
+ * `instanceof McpActorsError`, which is false for an error created by
+ * another installed copy of the package.
+ */
+export function isMcpActorsError(value: unknown): value is McpActorsError {
+  return value instanceof Error && (value as Partial<Record<typeof BRAND, unknown>>)[BRAND] === true;
 }

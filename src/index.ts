@@ -64,7 +64,9 @@ export { FrameError, MAX_FRAME_DEPTH, type FrameProblem, type JsonObject, type R
 export { FilterError, type NotificationFilter } from './protocol/filter.ts';
 export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
-export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
+export { GetStreamEndedError, httpTransport, type HttpTransportOptions } from './transport/http.ts';
+export { InvalidToolHeaderAnnotationError } from './transport/tool-param-headers.ts';
+export { ResyncInterruptedError } from '../machines/subscription-errors.ts';
 export type { ResumeOptions } from './transport/resumable-stream.ts';
 export { fromSdkTransport, type SdkTransportLike } from './transport/sdk-adapter.ts';
 export {
@@ -87,3 +89,4 @@ export {
 export type { ChangeCache, CacheEvent, CacheRead, CacheState, ReadMode, Interest, EntryKey } from './cache/types.ts';
 export { computeFilter, validateInterest } from './cache/interest.ts';
 export * from './cache/errors.ts';
+export { CacheConnectionClosedError, CacheNegotiationTimeoutError } from './cache/cache-io.ts';

@@ -3,10 +3,10 @@
  * and, where there is one, a `cause`. `RpcError` is the only class that
  * carries an error the peer sent; every other class is a local failure.
  */
-import { McpActorsError } from '../../machines/errors.ts';
+import { isMcpActorsError, McpActorsError } from '../../machines/errors.ts';
 import type { JsonRpcErrorObject, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 
-export { McpActorsError };
+export { isMcpActorsError, McpActorsError };
 export { NegotiationError } from '../../machines/negotiation-errors.ts';
 
 /** A JSON-RPC error object returned by the peer. */

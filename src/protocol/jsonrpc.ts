@@ -8,6 +8,7 @@
  * it, so what comes after (JSON.stringify, structuredClone, a subscriber's
  * own walk) meets only values that cannot exhaust the stack.
  */
+import { McpActorsError } from '../../machines/errors.ts';
 import { nestsDeeperThan, previewJson } from './bounded-json.ts';
 
 export type RequestId = string | number;
@@ -79,7 +80,7 @@ export const MAX_FRAME_DEPTH = 512;
 const PREVIEW_CHARS = 200;
 
 /** Why an inbound frame was refused. The connection keeps running after one. */
-export class FrameError extends Error {
+export class FrameError extends McpActorsError {
   override readonly name = 'FrameError';
   readonly code = 'frame_error';
   constructor(

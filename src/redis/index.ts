@@ -16,5 +16,6 @@
  * ```
  */
 export { createRedisBus, type RedisBus, type RedisBusOptions, type RedisBusHealth } from './redis-bus.ts';
+export { isMcpActorsError, McpActorsError } from '../../machines/errors.ts';
 export { RedisClientMissingError, type RedisClientLike } from './connection.ts';
 export { UnexpectedReplyError } from './stream-protocol.ts';

@@ -7,6 +7,7 @@
  * Both check the client's declared capabilities first and the shape of the
  * answer after, so a handler only ever sees a well-formed answer.
  */
+import { McpActorsError } from '../../machines/errors.ts';
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult } from '../protocol/client-request-shapes.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidClientAnswerError, MissingClientCapabilityError } from './errors.ts';
@@ -51,7 +52,7 @@ export interface ClientAsker {
 }
 
 /** A legacy client did not declare (in `initialize`) the capability an ask needs; nothing was sent. */
-export class UndeclaredClientCapabilityError extends Error {
+export class UndeclaredClientCapabilityError extends McpActorsError {
   override readonly name = 'UndeclaredClientCapabilityError';
   readonly code = 'client_capability_undeclared';
   constructor(readonly method: ClientMethod, readonly required: Record<string, object>) {

@@ -5,9 +5,10 @@
  * (or a plain Error, which becomes -32603 Internal error).
  */
 import type { Era } from '../../machines/era.ts';
+import { McpActorsError } from '../../machines/errors.ts';
 import { ErrorCode, type JsonRpcErrorObject } from '../protocol/jsonrpc.ts';
 
-export abstract class WireError extends Error {
+export abstract class WireError extends McpActorsError {
   abstract readonly rpcCode: number;
   /** Status on Streamable HTTP when the error answers the POST directly. */
   readonly httpStatus: number = 200;
@@ -21,18 +22,21 @@ export abstract class WireError extends Error {
 
 export class ParseFailure extends WireError {
   override readonly name = 'ParseFailure';
+  readonly code = 'parse_error';
   readonly rpcCode = ErrorCode.ParseError;
   override readonly httpStatus = 400;
 }
 
 export class InvalidRequestError extends WireError {
   override readonly name = 'InvalidRequestError';
+  readonly code = 'invalid_request';
   readonly rpcCode = ErrorCode.InvalidRequest;
   override readonly httpStatus = 400;
 }
 
 export class MethodNotFoundError extends WireError {
   override readonly name = 'MethodNotFoundError';
+  readonly code = 'method_not_found';
   readonly rpcCode = ErrorCode.MethodNotFound;
   override readonly httpStatus = 404;
   constructor(readonly method: string) {
@@ -43,18 +47,21 @@ export class MethodNotFoundError extends WireError {
 /** Wrong params for a method: a missing field, an unknown tool, a bad cursor. */
 export class InvalidParamsError extends WireError {
   override readonly name = 'InvalidParamsError';
+  readonly code = 'invalid_params';
   readonly rpcCode = ErrorCode.InvalidParams;
 }
 
 /** A malformed modern `_meta` envelope: rejected before the method runs (HTTP 400). */
 export class InvalidEnvelopeError extends WireError {
   override readonly name = 'InvalidEnvelopeError';
+  readonly code = 'invalid_envelope';
   readonly rpcCode = ErrorCode.InvalidParams;
   override readonly httpStatus = 400;
 }
 
 export class UnsupportedVersionError extends WireError {
   override readonly name = 'UnsupportedVersionError';
+  readonly code = 'unsupported_version';
   readonly rpcCode = ErrorCode.UnsupportedProtocolVersion;
   override readonly httpStatus = 400;
   override readonly data: { requested: unknown; supported: string[] };
@@ -66,12 +73,14 @@ export class UnsupportedVersionError extends WireError {
 
 export class HeaderMismatchError extends WireError {
   override readonly name = 'HeaderMismatchError';
+  readonly code = 'header_mismatch';
   readonly rpcCode = ErrorCode.HeaderMismatch;
   override readonly httpStatus = 400;
 }
 
 export class MissingClientCapabilityError extends WireError {
   override readonly name = 'MissingClientCapabilityError';
+  readonly code = 'missing_client_capability';
   readonly rpcCode = ErrorCode.MissingRequiredClientCapability;
   override readonly httpStatus = 400;
   override readonly data: { requiredCapabilities: Record<string, object> };
@@ -89,6 +98,7 @@ export class MissingClientCapabilityError extends WireError {
  */
 export class ResourceNotFoundError extends WireError {
   override readonly name = 'ResourceNotFoundError';
+  readonly code = 'resource_not_found';
   readonly rpcCode: number;
   override readonly data: { uri: string };
   constructor(uri: string, era: Era = 'legacy') {
@@ -101,6 +111,7 @@ export class ResourceNotFoundError extends WireError {
 /** A documented limit (see limits.ts) was reached. */
 export class LimitExceededError extends WireError {
   override readonly name = 'LimitExceededError';
+  readonly code = 'limit_exceeded';
   readonly rpcCode = -32000;
   override readonly data: { limit: string; max: number };
   constructor(limit: string, max: number, override readonly httpStatus = 429) {
@@ -112,6 +123,7 @@ export class LimitExceededError extends WireError {
 /** A listen stream was requested while the server is closing, or any request reached a closed HTTP endpoint (HTTP 503). */
 export class ServerClosingError extends WireError {
   override readonly name = 'ServerClosingError';
+  readonly code = 'server_closing';
   readonly rpcCode = -32000;
   override readonly httpStatus = 503;
   constructor(message = 'Server is shutting down: no new listen streams') {
@@ -122,6 +134,7 @@ export class ServerClosingError extends WireError {
 /** Requests on a legacy session before `initialize`. */
 export class NotInitializedError extends WireError {
   override readonly name = 'NotInitializedError';
+  readonly code = 'not_initialized';
   readonly rpcCode = ErrorCode.InvalidRequest;
   override readonly httpStatus = 400;
   constructor(method: string) {
@@ -131,6 +144,7 @@ export class NotInitializedError extends WireError {
 
 export class InternalFailure extends WireError {
   override readonly name = 'InternalFailure';
+  readonly code = 'internal_error';
   readonly rpcCode = ErrorCode.InternalError;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -146,6 +160,7 @@ export const toWireError = (error: unknown): WireError =>
 /** A client's answer to a request the server sent it (sampling, elicitation, roots) does not fit the method's result. */
 export class InvalidClientAnswerError extends WireError {
   override readonly name = 'InvalidClientAnswerError';
+  readonly code = 'invalid_client_answer';
   readonly rpcCode = ErrorCode.InvalidParams;
   constructor(readonly method: string, problem: string) {
     super(`Invalid params: the client's answer to ${method} ${problem}`);
@@ -158,6 +173,7 @@ export type RequestStateProblem = 'tampered' | 'expired' | 'other_request' | 'to
 /** A `requestState` that fails integrity verification, has expired, or belongs to another request (-32602). */
 export class InvalidRequestStateError extends WireError {
   override readonly name = 'InvalidRequestStateError';
+  readonly code = 'invalid_request_state';
   readonly rpcCode = ErrorCode.InvalidParams;
   override readonly data: { reason: RequestStateProblem };
   constructor(readonly reason: RequestStateProblem) {
@@ -169,6 +185,7 @@ export class InvalidRequestStateError extends WireError {
 /** A legacy client answered a request the server sent it with a JSON-RPC error. */
 export class ClientRequestRefusedError extends WireError {
   override readonly name = 'ClientRequestRefusedError';
+  readonly code = 'client_request_refused';
   readonly rpcCode = ErrorCode.InternalError;
   override readonly data: { method: string; error: { code: number; message: string; data?: unknown } };
   constructor(method: string, error: { code: number; message: string; data?: unknown }) {
@@ -180,6 +197,7 @@ export class ClientRequestRefusedError extends WireError {
 /** A legacy client did not answer a request the server sent it within `limits.clientRequestTimeoutMs`. */
 export class ClientRequestTimeoutError extends WireError {
   override readonly name = 'ClientRequestTimeoutError';
+  readonly code = 'client_request_timeout';
   readonly rpcCode = ErrorCode.InternalError;
   override readonly data: { method: string; timeoutMs: number };
   constructor(method: string, timeoutMs: number) {
@@ -191,6 +209,7 @@ export class ClientRequestTimeoutError extends WireError {
 /** A request to a legacy client ended unanswered: the handler's own request was cancelled, or the session ended. */
 export class ClientRequestCancelledError extends WireError {
   override readonly name = 'ClientRequestCancelledError';
+  readonly code = 'client_request_cancelled';
   readonly rpcCode = ErrorCode.InternalError;
   constructor(readonly method: string, readonly why: 'request_cancelled' | 'session_ended') {
     super(`${method} to the client ended unanswered (${why})`);

@@ -44,8 +44,17 @@ export type {
   ResourceReader,
   ResourceContents,
 } from './registry.ts';
+export { isMcpActorsError, McpActorsError } from '../../machines/errors.ts';
 export {
   WireError,
+  ParseFailure,
+  InvalidRequestError,
+  InvalidEnvelopeError,
+  UnsupportedVersionError,
+  HeaderMismatchError,
+  ServerClosingError,
+  NotInitializedError,
+  InternalFailure,
   InvalidParamsError,
   MethodNotFoundError,
   MissingClientCapabilityError,

@@ -11,6 +11,7 @@
  * `requestState` carries the returned requests and the handler's state, and
  * the client's retry resumes by answering them and calling the handler.
  */
+import { McpActorsError } from '../../machines/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { ClientAsker, ClientInput, CreateMessageParams, ElicitParams } from './client-input.ts';
 import { LimitExceededError } from './errors.ts';
@@ -40,7 +41,7 @@ export interface InputRequiredResult {
 }
 
 /** A handler's state that is not JSON (a function, a class instance, a bigint, a cycle…): it could not be sealed. */
-export class InvalidHandlerStateError extends Error {
+export class InvalidHandlerStateError extends McpActorsError {
   override readonly name = 'InvalidHandlerStateError';
   readonly code = 'invalid_handler_state';
   constructor(readonly path: string) {
@@ -49,7 +50,7 @@ export class InvalidHandlerStateError extends Error {
 }
 
 /** A returned `inputRequired` that asks for nothing or names an unknown method. */
-export class InvalidInputRequestError extends Error {
+export class InvalidInputRequestError extends McpActorsError {
   override readonly name = 'InvalidInputRequestError';
   readonly code = 'invalid_input_request';
 }

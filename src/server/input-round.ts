@@ -18,6 +18,7 @@
  * step starts the await-style answers afresh, so keys never collide across
  * the handler's calls.
  */
+import { McpActorsError } from '../../machines/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { answerProblem, type ClientAsker, type ClientMethod } from './client-input.ts';
 import { InvalidParamsError, InvalidRequestStateError, LimitExceededError } from './errors.ts';
@@ -29,8 +30,9 @@ import type { RequestStateContents, RequestStateSealer } from './request-state.t
 export const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /** Rejects an unanswered ask in the modern era; the router turns the attempt into an input-required result. */
-export class InputRequiredSignal extends Error {
+export class InputRequiredSignal extends McpActorsError {
   override readonly name = 'InputRequiredSignal';
+  readonly code = 'input_required';
   constructor(readonly key: string) {
     super(`input required: ${key} (the request is answered with resultType input_required; rethrow this)`);
   }

@@ -163,6 +163,20 @@ for (const manager of tarball ? [npm, pnpm] : []) {
   }
 }
 
+// Two installs of the package in one process (a dependency bringing its own copy): `instanceof` cannot hold
+// across them, the `Symbol.for` brand must.
+if (tarball) {
+  const first = join(work, 'npm-consumer');
+  const second = join(work, 'second-copy');
+  mkdirSync(second);
+  writeFileSync(join(second, 'package.json'), `${JSON.stringify({ name: 'second-copy', version: '1.0.0', private: true }, null, 2)}\n`);
+  await step('npm: two installed copies: isMcpActorsError recognises the other copy\'s errors, instanceof does not', async () => {
+    await npm.install(second, [tarball], false);
+    const ran = assertSucceeded(await runToEnd(process.execPath, ['two-copies.mjs', join(second, 'package.json')], { cwd: first, timeoutMs: RUN_MS }), 'node two-copies.mjs');
+    return ran.stdout.trim();
+  });
+}
+
 const failed = results.filter((result) => !result.ok).length;
 mkdirSync(join(ROOT, '.tmp'), { recursive: true });
 writeFileSync(join(ROOT, '.tmp', 'consumer.json'), JSON.stringify({ passed: results.length - failed, failed }));
