@@ -32,6 +32,7 @@ export { InvalidCachingError, InvalidPromptError, InvalidToolSchemaError, Invali
 export type { ResourceTemplateDefinition, ResourceTemplateReader } from './resource-templates.ts';
 export { MAX_COMPLETION_VALUES, type CompleteCallback, type CompletionContext } from './completions.ts';
 export type { RequestContext, LogLevel } from './request-context.ts';
+export type { SchemaValue, ToolArguments } from './schema-args.ts';
 export type {
   ToolDefinition,
   ToolHandler,

@@ -14,10 +14,12 @@ import type { InputRequiredResult } from './input-required.ts';
 import type { ResourceTemplateBinding, ResourceTemplateDefinition } from './resource-templates.ts';
 import type { CompleteCallback } from './completions.ts';
 
-export interface ToolDefinition {
+/** A tool as listed; `Schema` is the literal type of `inputSchema`, from which the handler's arguments are typed. */
+export interface ToolDefinition<Schema extends JsonObject = JsonObject> {
   title?: string;
   description: string;
-  inputSchema: JsonObject;
+  /** JSON Schema (2020-12 unless `$schema` says otherwise) the arguments are checked against before the handler runs. */
+  inputSchema: Schema;
   outputSchema?: JsonObject;
   annotations?: JsonObject;
   /** Client capabilities the tool needs, e.g. `{ sampling: {} }`; calls without them get -32021. */
@@ -31,9 +33,12 @@ export interface ToolResult {
   [key: string]: unknown;
 }
 
-/** A tool's code: its result, or `inputRequired(...)` to be called again with the client's answers. */
-export type ToolHandler = (
-  args: Record<string, unknown>,
+/**
+ * A tool's code: its result, or `inputRequired(...)` to be called again with the client's answers. `args` has
+ * already passed the tool's `inputSchema`; `Args` is the type `defineTool` reads from that schema.
+ */
+export type ToolHandler<Args extends object = Record<string, unknown>> = (
+  args: Args,
   context: RequestContext,
 ) => ToolResult | InputRequiredResult | Promise<ToolResult | InputRequiredResult>;
 

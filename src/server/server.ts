@@ -18,6 +18,8 @@ import type {
   ToolDefinition,
   ToolHandler,
 } from './registry.ts';
+import type { ToolArguments } from './schema-args.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { checkPromptCompletions } from './completions.ts';
 import { bindResourceTemplate, type ResourceTemplateDefinition, type ResourceTemplateReader } from './resource-templates.ts';
 import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from './stdio.ts';
@@ -29,7 +31,12 @@ export interface McpServer {
    * a tool error (`isError: true`) naming the path and the problem. Throws InvalidToolSchemaError, registering
    * nothing, when the schema does not compile.
    */
-  defineTool(name: string, definition: ToolDefinition, handler: ToolHandler): void;
+  /**
+   * Defines or replaces a tool. Its arguments are checked against `inputSchema` before `handler` runs, and
+   * `handler`'s `args` are typed from that schema when it is written inline (see `ToolArguments`). Throws
+   * InvalidToolSchemaError, registering nothing, when the schema does not compile.
+   */
+  defineTool<const Schema extends JsonObject>(name: string, definition: ToolDefinition<Schema>, handler: ToolHandler<ToolArguments<Schema>>): void;
   removeTool(name: string): boolean;
   /** Throws InvalidPromptError, registering nothing, when an argument's `complete` is not a function. */
   definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
@@ -88,7 +95,9 @@ export function createServer(options: ServerOptions): McpServer {
     name: options.name,
     defineTool(name, definition, handler) {
       const checkArguments = core.toolInputs.compile(name, definition.inputSchema);
-      core.registry.tools.set(name, definition, { handler, checkArguments });
+      // The registry calls the handler only with arguments checkArguments has passed against this very schema,
+      // which is what ToolArguments<Schema> describes; the registry itself holds tools of every schema.
+      core.registry.tools.set(name, definition, { handler: handler as ToolHandler, checkArguments });
     },
     removeTool(name) {
       core.toolInputs.release(name);
