@@ -52,6 +52,8 @@ export interface HttpServerHandle {
   readonly url: string;
   /** Ends this endpoint's listen streams gracefully (`resultType: 'complete'`), then its legacy sessions and connections, and stops listening. */
   close(): Promise<void>;
+  /** `close()`, for `await using http = await server.listenHttp()`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** The endpoint behind a mounted handler: the Host is checked as on a loopback bind unless the options open it. */
@@ -72,16 +74,13 @@ export function listenHttp(core: ServerCore, options: HttpListenOptions): Promis
     server.listen(options.port ?? 0, host, () => {
       const { port } = server.address() as AddressInfo;
       const urlHost = host.includes(':') ? `[${host}]` : host;
-      resolve({
-        port,
-        url: `http://${urlHost}:${port}${path}`,
-        close: async () => {
-          const stopped = new Promise<void>((done) => server.close(() => done()));
-          await endpoint.close();
-          server.closeAllConnections();
-          await stopped;
-        },
-      });
+      const close = async (): Promise<void> => {
+        const stopped = new Promise<void>((done) => server.close(() => done()));
+        await endpoint.close();
+        server.closeAllConnections();
+        await stopped;
+      };
+      resolve({ port, url: `http://${urlHost}:${port}${path}`, close, [Symbol.asyncDispose]: close });
     });
   });
 }

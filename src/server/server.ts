@@ -77,6 +77,8 @@ export interface McpServer {
   readonly openSessionCount: number;
   /** Ends every listen stream gracefully (`resultType: 'complete'`), every session, every transport; mounted handlers answer 503 afterwards. */
   close(): Promise<void>;
+  /** `close()`, for `await using server = createServer(…)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** A server for both eras; serve it with `serveStdio`, `listenHttp`, or mount `nodeHandler` / `fetchHandler` in an app. */
@@ -148,6 +150,9 @@ export function createServer(options: ServerOptions): McpServer {
         await Promise.all([...mounted].map((endpoint) => endpoint.close()));
       })();
       return closing;
+    },
+    [Symbol.asyncDispose]() {
+      return this.close();
     },
   };
 }

@@ -39,6 +39,8 @@ export interface StdioConnectionHandle {
   /** Resolves when the input ended or the connection was closed. */
   readonly closed: Promise<void>;
   close(): Promise<void>;
+  /** `close()`, for `await using connection = server.serveStdio(…)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export class StdioConnection implements StdioConnectionHandle {
@@ -86,6 +88,10 @@ export class StdioConnection implements StdioConnectionHandle {
   async close(): Promise<void> {
     await Promise.all([...this.streams.values()].map((stream) => stream.complete()));
     this.shutDown();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   private onLine(event: LineEvent): void {
