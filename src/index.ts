@@ -34,6 +34,15 @@ export {
   InputRoundsExceededError,
   MalformedInputRequiredError,
 } from './client/input-required.ts';
+export {
+  changeCacheLogic,
+  listenerLogic,
+  listenLogic,
+  type ChangeCacheLogicInput,
+  type ListenerLogicInput,
+  type ListenLogicInput,
+  type SubscriptionEvent,
+} from './client/actor-logic.ts';
 export { DEFAULT_BACKOFF, type Backoff, type FirstConnectPolicy } from '../machines/connection.machine.ts';
 export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-reason.ts';
 export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';

@@ -1,0 +1,169 @@
+/**
+ * Actor logic a host's own xstate machine can `invoke` or `spawnChild`: a
+ * modern listen stream, a legacy notification listener, and the change
+ * cache. Each is `fromEventObservable` logic over the public client API, so
+ * the actor lives in the host's actor system: its messages reach the parent
+ * as events through the system (the Stately inspector shows the child under
+ * the host and each delivery as an event from it), and stopping the child
+ * (leaving the invoking state, `stopChild`) closes what it opened.
+ *
+ * A stream or listener child first sends `acknowledged` (with the filter
+ * the server honored, or the listener's filter) once it is live, so a host
+ * that fetches a list on it misses no change; then its SubscriberMessages.
+ * The child completes (`onDone`) after its last message (`closed` for a
+ * stream or listener, the cache's `completed` state); it errs (`onError`)
+ * only when opening was refused before anything started: a filter that does
+ * not validate, a wrong era, a client that is not connected.
+ */
+import { fromEventObservable, type Observer, type Subscribable, type Subscription } from 'xstate';
+import { createChangeCache, type ChangeCacheOptions } from '../cache/change-cache.ts';
+import type { CacheEvent } from '../cache/types.ts';
+import type { NotificationFilter } from '../protocol/filter.ts';
+import type { McpClient } from './client.ts';
+import type { ListenerRef, SubscribeNotificationsOptions } from './listeners.ts';
+import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
+import type { ListenOptions, ListenStream } from './subscription.ts';
+
+/**
+ * A source that pushes to one observer until it ends or is torn down.
+ * `start` returns the teardown; `next`/`complete`/`error` after the end
+ * or after the teardown are dropped, so a child stopped by its parent
+ * sends it nothing more.
+ */
+function feed<T>(start: (observer: Required<Observer<T>>) => () => void): Subscribable<T> {
+  const subscribe = (
+    observerOrNext: Observer<T> | ((value: T) => void),
+    error?: (error: unknown) => void,
+    complete?: () => void,
+  ): Subscription => {
+    const target: Observer<T> = typeof observerOrNext === 'function' ? { next: observerOrNext, error, complete } : observerOrNext;
+    let open = true;
+    const teardown = start({
+      next: (value) => {
+        if (open) target.next?.(value);
+      },
+      error: (reason) => {
+        if (!open) return;
+        open = false;
+        target.error?.(reason);
+      },
+      complete: () => {
+        if (!open) return;
+        open = false;
+        target.complete?.();
+      },
+    });
+    return {
+      unsubscribe: () => {
+        open = false;
+        teardown();
+      },
+    };
+  };
+  return { subscribe };
+}
+
+/**
+ * What a stream or listener child sends its parent: `acknowledged` once it is live (a stream's honored
+ * filter; a listener's filter), then each SubscriberMessage until `closed`.
+ */
+export type SubscriptionEvent = { type: 'acknowledged'; ref: SubscriptionRef; filter: NotificationFilter } | SubscriberMessage;
+
+/** Forwards a stream's or listener's messages and completes after `closed`. */
+const forwardUntilClosed = (observer: Required<Observer<SubscriptionEvent>>) => (message: SubscriberMessage) => {
+  observer.next(message);
+  if (message.type === 'closed') observer.complete();
+};
+
+/** Input of `listenLogic`. */
+export interface ListenLogicInput {
+  /** A connected client in the modern era. */
+  client: McpClient;
+  filter: NotificationFilter;
+  options?: ListenOptions;
+}
+
+/**
+ * A modern listen stream as a child actor: every SubscriberMessage of the
+ * stream (`notification`, `reconnected`, `closed`) is sent to the parent as
+ * an event; stopping the child closes the stream (reason `local`).
+ */
+export const listenLogic = fromEventObservable<SubscriptionEvent, ListenLogicInput>(({ input }) =>
+  feed((observer) => {
+    let stream: ListenStream | undefined;
+    let stopped = false;
+    input.client.listen(input.filter, forwardUntilClosed(observer), input.options).then(
+      (opened) => {
+        stream = opened;
+        if (stopped) opened.close();
+        // A refused acknowledgment arrives as the `closed` message; nothing to add here.
+        opened.acknowledged.then(() => observer.next({ type: 'acknowledged', ref: opened.ref, filter: opened.honoredFilter ?? opened.requestedFilter }), () => undefined);
+      },
+      (error: unknown) => observer.error(error),
+    );
+    return () => {
+      stopped = true;
+      stream?.close();
+    };
+  }),
+);
+
+/** Input of `listenerLogic`. */
+export interface ListenerLogicInput {
+  /** A connected client in the legacy era. */
+  client: McpClient;
+  /** The listener's filter, as `subscribeNotifications` takes it. */
+  filter: NotificationFilter;
+  options?: SubscribeNotificationsOptions;
+}
+
+/**
+ * A legacy notification listener as a child actor: its SubscriberMessages go
+ * to the parent as events; stopping the child unsubscribes it (reason `local`).
+ */
+export const listenerLogic = fromEventObservable<SubscriptionEvent, ListenerLogicInput>(({ input }) =>
+  feed((observer) => {
+    let ref: ListenerRef | undefined;
+    let stopped = false;
+    const release = (listener: ListenerRef) => void input.client.unsubscribeNotifications(listener).catch(() => undefined);
+    input.client.subscribeNotifications(input.filter, forwardUntilClosed(observer), input.options).then(
+      (registered) => {
+        ref = registered;
+        if (stopped) release(registered);
+        else observer.next({ type: 'acknowledged', ref: registered, filter: registered.filter });
+      },
+      (error: unknown) => observer.error(error),
+    );
+    return () => {
+      stopped = true;
+      if (ref) release(ref);
+    };
+  }),
+);
+
+/** Input of `changeCacheLogic`: the client and the cache's options. */
+export interface ChangeCacheLogicInput extends ChangeCacheOptions {
+  client: McpClient;
+}
+
+/**
+ * The change cache as a child actor: every CacheEvent (`state`,
+ * `notification`, `invalidated`, `refetching`, `replaced`,
+ * `refetch_failed`) is sent to the parent as an event, so a host keeps its
+ * own copy from `replaced`; the child completes when the cache reaches
+ * `completed`, and stopping it closes the cache.
+ */
+export const changeCacheLogic = fromEventObservable<CacheEvent, ChangeCacheLogicInput>(({ input }) =>
+  feed((observer) => {
+    const { client, ...options } = input;
+    const cache = createChangeCache(client, options);
+    const unsubscribe = cache.subscribe((event) => {
+      observer.next(event);
+      if (event.type === 'state' && event.state === 'completed') observer.complete();
+    });
+    return () => {
+      unsubscribe();
+      void cache.close();
+    };
+  }),
+);

@@ -1,0 +1,50 @@
+/**
+ * examples/host-machine.ts runs: a host xstate machine invoking a listen
+ * stream as its child keeps the official server's tool list fresh, and the
+ * child's deliveries are events the host receives from it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
+
+const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+/** Resolves with the stdout lines once `count` lines starting with `tools:` were printed. */
+function toolLines(child: ChildProcess, count: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const lines = output.split('\n').filter((line) => line.startsWith('tools: '));
+      if (lines.length >= count) resolve(lines);
+    });
+    child.once('exit', (code) => reject(new Error(`the example exited (${code}) early:\n${output}`)));
+  });
+}
+
+describe('examples/host-machine.ts', () => {
+  it('lists the tools once the stream is acknowledged, again after the server adds one, and stops on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      [fixtureBundle(path('../../examples/host-machine.ts')), '--inspect-events', '--', process.execPath, fixtureBundle(path('../fixtures/official-stdio-server.ts')), '--add-tool-after-lists', '1'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    children.push(child);
+    let log = '';
+    child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+    const [first, second] = await toolLines(child, 2);
+    expect(first).toContain('echo');
+    expect(first).not.toContain('added-1');
+    expect(second).toContain('added-1');
+    expect(log).toContain('toolsStream -> host: acknowledged');
+    expect(log).toContain('toolsStream -> host: notification');
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
