@@ -22,7 +22,7 @@ import type { NotificationFilter } from '../protocol/filter.ts';
 import type { McpClient } from './client.ts';
 import type { ListenerRef, SubscribeNotificationsOptions } from './listeners.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
-import type { ListenOptions, ListenStream } from './subscription.ts';
+import type { ListenOptions } from './subscription.ts';
 
 /**
  * A source that pushes to one observer until it ends or is torn down.
@@ -75,6 +75,33 @@ const forwardUntilClosed = (observer: Required<Observer<SubscriptionEvent>>) => 
   if (message.type === 'closed') observer.complete();
 };
 
+/** A stream or listener once opened, as the child needs it. */
+interface Opened {
+  ref: SubscriptionRef;
+  /** Resolves with the filter in force once live; never resolves for a refusal (the `closed` message says it). */
+  live: Promise<NotificationFilter>;
+  close(): void;
+}
+
+/** One subscription's events: `acknowledged` once live, its messages until `closed`; the teardown closes it. */
+const subscriptionFeed = (open: (deliver: (message: SubscriberMessage) => void) => Promise<Opened>): Subscribable<SubscriptionEvent> =>
+  feed((observer) => {
+    let opened: Opened | undefined;
+    let stopped = false;
+    open(forwardUntilClosed(observer)).then(
+      (handle) => {
+        opened = handle;
+        if (stopped) return handle.close();
+        void handle.live.then((filter) => observer.next({ type: 'acknowledged', ref: handle.ref, filter }));
+      },
+      (error: unknown) => observer.error(error),
+    );
+    return () => {
+      stopped = true;
+      opened?.close();
+    };
+  });
+
 /** Input of `listenLogic`. */
 export interface ListenLogicInput {
   /** A connected client in the modern era. */
@@ -89,21 +116,13 @@ export interface ListenLogicInput {
  * an event; stopping the child closes the stream (reason `local`).
  */
 export const listenLogic = fromEventObservable<SubscriptionEvent, ListenLogicInput>(({ input }) =>
-  feed((observer) => {
-    let stream: ListenStream | undefined;
-    let stopped = false;
-    input.client.listen(input.filter, forwardUntilClosed(observer), input.options).then(
-      (opened) => {
-        stream = opened;
-        if (stopped) opened.close();
-        // A refused acknowledgment arrives as the `closed` message; nothing to add here.
-        opened.acknowledged.then(() => observer.next({ type: 'acknowledged', ref: opened.ref, filter: opened.honoredFilter ?? opened.requestedFilter }), () => undefined);
-      },
-      (error: unknown) => observer.error(error),
-    );
-    return () => {
-      stopped = true;
-      stream?.close();
+  subscriptionFeed(async (deliver) => {
+    const stream = await input.client.listen(input.filter, deliver, input.options);
+    return {
+      ref: stream.ref,
+      // A refused acknowledgment arrives as the `closed` message: `live` then never resolves.
+      live: stream.acknowledged.then(() => stream.honoredFilter ?? stream.requestedFilter, () => new Promise<never>(() => undefined)),
+      close: () => stream.close(),
     };
   }),
 );
@@ -122,21 +141,12 @@ export interface ListenerLogicInput {
  * to the parent as events; stopping the child unsubscribes it (reason `local`).
  */
 export const listenerLogic = fromEventObservable<SubscriptionEvent, ListenerLogicInput>(({ input }) =>
-  feed((observer) => {
-    let ref: ListenerRef | undefined;
-    let stopped = false;
-    const release = (listener: ListenerRef) => void input.client.unsubscribeNotifications(listener).catch(() => undefined);
-    input.client.subscribeNotifications(input.filter, forwardUntilClosed(observer), input.options).then(
-      (registered) => {
-        ref = registered;
-        if (stopped) release(registered);
-        else observer.next({ type: 'acknowledged', ref: registered, filter: registered.filter });
-      },
-      (error: unknown) => observer.error(error),
-    );
-    return () => {
-      stopped = true;
-      if (ref) release(ref);
+  subscriptionFeed(async (deliver) => {
+    const listener: ListenerRef = await input.client.subscribeNotifications(input.filter, deliver, input.options);
+    return {
+      ref: listener,
+      live: Promise.resolve(listener.filter),
+      close: () => void input.client.unsubscribeNotifications(listener).catch(() => undefined),
     };
   }),
 );
