@@ -71,6 +71,31 @@ export {
 export * from './protocol/errors.ts';
 export { FrameError, MAX_FRAME_DEPTH, type FrameProblem, type JsonObject, type RequestId } from './protocol/jsonrpc.ts';
 export { FilterError, type NotificationFilter } from './protocol/filter.ts';
+export type {
+  Annotations,
+  AudioContent,
+  BlobResourceContents,
+  CallToolResult,
+  ContentBlock,
+  EmbeddedResource,
+  GetPromptResult,
+  Icon,
+  ImageContent,
+  Prompt,
+  PromptArgument,
+  PromptMessage,
+  ReadResourceResult,
+  Resource,
+  ResourceLink,
+  ResourceTemplate,
+  Role,
+  ServerCapabilities,
+  ServerInfo,
+  TextContent,
+  TextResourceContents,
+  Tool,
+  ToolAnnotations,
+} from './protocol/mcp-types.ts';
 export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
 export { GetStreamEndedError, httpTransport, type HttpTransportOptions } from './transport/http.ts';
