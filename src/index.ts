@@ -66,6 +66,16 @@ export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } f
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
 export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
 export type { ResumeOptions } from './transport/resumable-stream.ts';
+export { AuthError, type AuthErrorCode } from './transport/auth/errors.ts';
+export type {
+  AuthProvider,
+  AuthorizationCodeProvider,
+  Awaitable,
+  ClientCredentialsProvider,
+  ClientInformation,
+  ClientMetadata,
+  OAuthTokens,
+} from './transport/auth/provider.ts';
 export { fromSdkTransport, type SdkTransportLike } from './transport/sdk-adapter.ts';
 export {
   inMemoryTransport,
