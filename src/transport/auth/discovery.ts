@@ -145,8 +145,10 @@ async function fetchServerMetadata(issuer: string, fetcher: Fetch, checkIssuer: 
 /** A 2xx response, or undefined for a 4xx (nothing there); a network failure or 5xx fails discovery. */
 async function fetchOk(url: string, fetcher: Fetch): Promise<Response | undefined> {
   let response: Response;
+  const get = () => fetcher(url, { headers: { accept: 'application/json' }, redirect: 'follow' });
   try {
-    response = await fetcher(url, { headers: { accept: 'application/json' }, redirect: 'follow' });
+    // A GET is safe to repeat: once more on a fresh connection, for a keep-alive socket the server closed while idle.
+    response = await get().catch(get);
   } catch (cause) {
     throw new AuthError('discovery_failed', `could not fetch ${url}`, { cause });
   }
