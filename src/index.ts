@@ -102,6 +102,16 @@ export { GetStreamEndedError, httpTransport, type HttpTransportOptions } from '.
 export { InvalidToolHeaderAnnotationError } from './transport/tool-param-headers.ts';
 export { ResyncInterruptedError } from '../machines/subscription-errors.ts';
 export type { ResumeOptions } from './transport/resumable-stream.ts';
+export { AuthError, type AuthErrorCode } from './transport/auth/errors.ts';
+export type {
+  AuthProvider,
+  AuthorizationCodeProvider,
+  Awaitable,
+  ClientCredentialsProvider,
+  ClientInformation,
+  ClientMetadata,
+  OAuthTokens,
+} from './transport/auth/provider.ts';
 export { fromSdkTransport, type SdkTransportLike } from './transport/sdk-adapter.ts';
 export {
   inMemoryTransport,

@@ -7,6 +7,7 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { negotiationMachine, type DiscoverEvent, type InitializeEvent, type Negotiated } from '../../machines/negotiation.machine.ts';
 import { HttpStatusError, NegotiationError, RpcError } from '../protocol/errors.ts';
+import { AuthError } from '../transport/auth/errors.ts';
 import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import {
   LATEST_LEGACY_VERSION,
@@ -61,6 +62,8 @@ export function judgeProbe(outcome: { result: JsonObject } | { error: unknown })
   }
   const error = outcome.error;
   const failed = (why: string): DiscoverEvent => ({ type: 'discover.failed', error: new NegotiationError(why, { cause: error }) });
+  // Authorization failed (or is missing): connect() rejects with the AuthError itself, as it does in the legacy era.
+  if (error instanceof AuthError) return { type: 'discover.failed', error };
   if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) {
     return failed(`authentication failed: HTTP ${error.status}`);
   }

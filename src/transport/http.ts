@@ -24,6 +24,10 @@
  * response stream that ends before its response resumes the same way
  * instead of failing the request.
  *
+ * Authorization (auth/): with an `auth` provider every request carries the
+ * provider's bearer token, and a 401 (or a 403 `insufficient_scope`) runs the
+ * authorization flow once and retries; without one a 401 is an `AuthError`.
+ *
  * An unreachable server (a refused or reset connection, a GET stream that
  * ends and cannot be resumed, a 404 for our session) ends the transport with
  * `closed({ type: 'failed' })`; the connection then reconnects and reports a
@@ -38,6 +42,8 @@ import {
 } from '../protocol/errors.ts';
 import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
+import { authHooks, type AuthHook } from './auth/http-hook.ts';
+import type { AuthProvider } from './auth/provider.ts';
 import { readJsonFrames, readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
@@ -64,6 +70,8 @@ export interface HttpTransportOptions {
   maxFrameBytes?: number;
   /** Bounds on resuming a broken legacy SSE stream with `Last-Event-ID` (resumable-stream.ts). */
   resume?: ResumeOptions;
+  /** OAuth authorization for a protected server (see the README's "Authorization"); tokens carry over reconnects. */
+  auth?: AuthProvider;
 }
 
 /** The legacy GET stream ended while the transport was open: the server dropped it or went away. */
@@ -78,7 +86,11 @@ export class GetStreamEndedError extends McpActorsError {
 /** How long `close()` waits for the server to answer the session DELETE. */
 const DELETE_TIMEOUT_MS = 5_000;
 
-export const httpTransport = (options: HttpTransportOptions): TransportFactory => () => new HttpClientTransport(options);
+/** The Streamable HTTP transport of both eras, as a factory: every connection attempt gets a fresh transport sharing one authorization state. */
+export const httpTransport = (options: HttpTransportOptions): TransportFactory => {
+  const hooks = authHooks(options.auth, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+  return () => new HttpClientTransport(options, hooks);
+};
 
 type Phase = 'new' | 'open' | 'failed' | 'closed';
 
@@ -103,8 +115,14 @@ class HttpClientTransport implements ClientTransport {
   private readonly toolParams = new ToolParamHeaders();
   private readonly fetch: typeof fetch;
   private readonly maxFrameBytes: number;
+  private auth: AuthHook | undefined;
+  /** The access token requests carry (the last the auth hook gave). */
+  private bearer: string | undefined;
 
-  constructor(private readonly options: HttpTransportOptions) {
+  constructor(
+    private readonly options: HttpTransportOptions,
+    private readonly authHookFor: (endpoint: URL) => AuthHook,
+  ) {
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   }
@@ -121,6 +139,7 @@ class HttpClientTransport implements ClientTransport {
       throw new TransportStartError(`${url.href} is not an http: or https: URL`);
     }
     this.endpoint = url;
+    this.auth = this.authHookFor(url);
     this.events = events;
     this.phase = 'open';
   }
@@ -141,19 +160,21 @@ class HttpClientTransport implements ClientTransport {
     const sentSessionId = this.session.id;
     const controller = this.track(request?.id);
     let response: Response;
-    try {
-      const init = { method: 'POST', headers: this.postHeaders(message), body: JSON.stringify(message), signal: controller.signal };
-      response = await this.fetch(endpoint, init).catch((error: unknown) => {
-        // A keep-alive socket the server closed while idle fails the next POST on it ("other side closed").
-        // A response or a notification may reach the server twice without harm: it goes again, once, on a
-        // fresh connection. A request does not (the server may have received it).
-        if (request !== undefined || controller.signal.aborted || !isClosedSocket(error)) throw error;
-        return this.fetch(endpoint, init);
-      });
-    } catch (error) {
-      this.untrack(controller, request?.id);
-      if (!controller.signal.aborted) this.fail(error);
-      throw error;
+    for (let retries = 0; ; retries++) {
+      try {
+        this.bearer = await this.auth?.token();
+        response = await this.post(endpoint, message, controller, request !== undefined);
+      } catch (error) {
+        this.untrack(controller, request?.id);
+        if (!controller.signal.aborted) this.fail(error);
+        throw error;
+      }
+      try {
+        if (!(await this.auth!.refused(response, this.bearer, retries))) break;
+      } catch (error) {
+        this.untrack(controller, request?.id);
+        throw error;
+      }
     }
     if (this.protocol.era === 'legacy') this.session.noteResponseHeaders(response.headers);
     if (!response.ok) {
@@ -172,6 +193,18 @@ class HttpClientTransport implements ClientTransport {
       return;
     }
     void this.readResponse(response, request, controller);
+  }
+
+  /** One POST of `message`, with the headers of the era and the current bearer token. */
+  private post(endpoint: URL, message: JsonRpcMessage, controller: AbortController, isRequest: boolean): Promise<Response> {
+    const init = { method: 'POST', headers: this.postHeaders(message), body: JSON.stringify(message), signal: controller.signal };
+    return this.fetch(endpoint, init).catch((error: unknown) => {
+      // A keep-alive socket the server closed while idle fails the next POST on it ("other side closed").
+      // A response or a notification may reach the server twice without harm: it goes again, once, on a
+      // fresh connection. A request does not (the server may have received it).
+      if (isRequest || controller.signal.aborted || !isClosedSocket(error)) throw error;
+      return this.fetch(endpoint, init);
+    });
   }
 
   abortRequest(id: RequestId): boolean {
@@ -319,7 +352,9 @@ class HttpClientTransport implements ClientTransport {
   }
 
   private baseHeaders(): Headers {
-    return new Headers(this.options.headers);
+    const headers = new Headers(this.options.headers);
+    if (this.bearer !== undefined) headers.set('authorization', `Bearer ${this.bearer}`);
+    return headers;
   }
 
   private track(id: RequestId | undefined): AbortController {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeProbe } from '../../src/client/negotiation.ts';
 import { HttpStatusError, RpcError } from '../../src/protocol/errors.ts';
+import { AuthError } from '../../src/transport/auth/errors.ts';
 
 const rpc = (code: number, data?: unknown) => new RpcError({ code, message: 'x', ...(data ? { data } : {}) }, 'server/discover');
 const http = (status: number, body?: { code: number; data?: unknown }) =>
@@ -37,6 +38,11 @@ describe('judgeProbe', () => {
     ['a header mismatch over HTTP', http(400, { code: -32020 })],
   ] as const)('%s is an error, not evidence', (_name, error) => {
     expect(judgeProbe({ error }).type).toBe('discover.failed');
+  });
+
+  it('an authorization failure ends the negotiation with the AuthError itself, so connect() rejects with it', () => {
+    const error = new AuthError('unauthorized', 'HTTP 401');
+    expect(judgeProbe({ error })).toEqual({ type: 'discover.failed', error });
   });
 
   it.each([
