@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assign, createActor, emit, fromPromise, raise, setup, SimulatedClock, type InspectionEvent, type SnapshotFrom } from 'xstate';
-import { LeanActor, type LeanActorHost } from '../../src/client/lean-actor.ts';
+import { LeanActor, type LeanActorHost } from '../../src/runtime/lean-actor.ts';
 
 const counter = setup({
   types: {
