@@ -209,9 +209,13 @@ export class LeanActor<TMachine extends AnyStateMachine> {
     else target.send(event);
   }
 
-  /** A delayed event, replacing any pending one with the same id; when it fires it is relayed as an immediate one. */
+  /**
+   * A delayed event; when it fires it is relayed as an immediate one. As
+   * xstate's scheduler: a second one with the same id takes the id over
+   * without clearing the first, which still fires (and, firing, forgets
+   * whichever holds the id).
+   */
   #startTimer(id: string, target: AnyActorRef, event: EventObject, delay: number): void {
-    this.#cancelTimer(id);
     const clock = this.#host.clock ?? realClock;
     const timers = (this.#timers ??= new Map());
     timers.set(

@@ -25,7 +25,7 @@ export interface LeanSystemPort {
   inspect(event: InspectionEvent): void;
   /** An event a `sendTo`/`forwardTo` sends now, from `source` to `target`. */
   relay(source: AnyActorRef | undefined, target: AnyActorRef, event: EventObject): void;
-  /** A delayed event (`after`, a delayed `raise` or `sendTo`): a timer of `source`'s, replacing one with the same id. */
+  /** A delayed event (`after`, a delayed `raise` or `sendTo`): a timer of `source`'s, under `id` (or a name of its own). */
   schedule(source: AnyActorRef, target: AnyActorRef, event: EventObject, delay: number, id: string | undefined): void;
   /** Drops `source`'s pending delayed event `id` (`cancel`, leaving a state with `after`). */
   cancel(source: AnyActorRef, id: string): void;
