@@ -16,6 +16,7 @@ export default defineConfig({
   test: {
     include: ['test/machines/**/*.test.ts', 'test/runtime/**/*.test.ts'],
     exclude: ['test/**/*.process.test.ts'],
+    testTimeout: 20_000,
     maxWorkers: 2,
   },
 });
