@@ -24,33 +24,11 @@
  * of xstate beyond the documented API is in xstate-internals.ts.
  */
 import type { AnyActorRef, AnyActorScope, AnyMachineSnapshot, AnyStateMachine, EmittedFrom, EventFromLogic, EventObject, InputFrom, InspectionEvent, Observer, SnapshotFrom, Subscription } from 'xstate';
+import { finish, notify, realClock, reportLater, type LeanActorHost } from './lean-host.ts';
 import { childRefusal, refuseUnsupported } from './lean-refusals.ts';
 import { childRefusingSystem, failedSnapshot, initEvent, leanScope, leanSystem, runAction, stopEvent, type LeanSystem } from './xstate-internals.ts';
 
-/** What drives delayed transitions (xstate's `SimulatedClock` is one). */
-export interface Clock {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(id: unknown): void;
-}
-
-/** Where a LeanActor's inspection events go: an observer or a function, as `createActor`'s `inspect` option. */
-export type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
-
-/** Who runs the actor: carries out what it emits and watches its snapshots (an object, so a host can be its own). */
-export interface LeanActorHost<TMachine extends AnyStateMachine> {
-  /** Every emitted event, in order, after the transition that emitted it. */
-  onEmit(event: EmittedFrom<TMachine>): void;
-  /** Every snapshot, after the emitted events of its transition. */
-  onSnapshot(snapshot: SnapshotFrom<TMachine>): void;
-  /** Drives delayed transitions; the real timers by default. */
-  readonly clock?: Clock | undefined;
-  readonly inspect?: Inspector | undefined;
-}
-
-const realClock: Clock = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
-};
+export type { Clock, Inspector, LeanActorHost } from './lean-host.ts';
 
 let sessions = 0;
 /** `after` names its delays; an unnamed delayed event gets a name of its own, so two never replace each other. */
@@ -335,32 +313,5 @@ export class LeanActor<TMachine extends AnyStateMachine> {
     const rooted = { ...event, rootId: this.sessionId } as InspectionEvent;
     if (typeof inspect === 'function') inspect(rooted);
     else inspect.next?.(rooted);
-  }
-}
-
-/** As xstate does with what throws in an observer or a handler: report it outside the actor, which goes on. */
-function reportLater(error: unknown): void {
-  setTimeout(() => {
-    throw error;
-  });
-}
-
-function notify<T>(observer: Observer<T>, snapshot: T): void {
-  try {
-    observer.next?.(snapshot);
-  } catch (error) {
-    reportLater(error);
-  }
-}
-
-/** Tells an observer how the actor ended: `complete` when done or stopped, `error` (or an unhandled report) when it failed. */
-function finish(observer: Observer<never>, snapshot: { status: string; error?: unknown }): void {
-  try {
-    if (snapshot.status === 'error') {
-      if (observer.error) observer.error(snapshot.error);
-      else reportLater(snapshot.error);
-    } else observer.complete?.();
-  } catch (error) {
-    reportLater(error);
   }
 }

@@ -15,6 +15,7 @@
  * Nothing outside src/runtime/ imports this file.
  */
 import type { AnyActorRef, AnyActorScope, EventObject, ExecutableActionObject, InspectionEvent, Subscription } from 'xstate';
+import { realClock } from './lean-host.ts';
 
 /** xstate's ActorSystem type (not exported under a name of its own). */
 type AnyActorSystem = AnyActorScope['system'];
@@ -63,11 +64,6 @@ interface SystemInternals {
 
 /** The system one lean actor's transitions see (shared by every lean actor with the same port). */
 export type LeanSystem = AnyActorSystem & SystemInternals;
-
-const realClock = {
-  setTimeout: (fn: () => void, ms: number): unknown => setTimeout(fn, ms),
-  clearTimeout: (id: unknown): void => clearTimeout(id as NodeJS.Timeout),
-};
 
 /** xstate's ActorSystem over the lean runtime's port. */
 export function leanSystem(port: LeanSystemPort): LeanSystem {
