@@ -99,7 +99,12 @@ export class LeanActor<TMachine extends AnyStateMachine> {
     return this;
   }
 
-  /** Stops it, as an xstate actor's `stop()`: after the event being processed, if any, dropping what waits; status `stopped`. */
+  /**
+   * Stops it, as an xstate actor's `stop()`: after the event being processed,
+   * if any, dropping what waits; status `stopped`, timers cancelled,
+   * observers completed. Unlike xstate's, a LeanActor stopped before start()
+   * says so too (xstate's keeps an `active` snapshot that never runs).
+   */
   stop(): this {
     if (this.#snapshot.status !== 'active') return this;
     if (this.#started && this.#busy) {

@@ -211,6 +211,29 @@ describe('LeanActor when something throws or ends', () => {
     expect(errors[1]).toBe('late error');
   });
 
+  it('stop(): stopped, its timers cancelled, observers completed, later events ignored; before start() its entry actions never run', () => {
+    const clock = new SimulatedClock();
+    const h = host({ clock, echo: false });
+    h.actor.start();
+    const calls: string[] = [];
+    h.actor.subscribe({ next: (snapshot) => calls.push(`next ${snapshot.status}`), complete: () => calls.push('complete') });
+    h.actor.stop();
+    expect(h.actor.getSnapshot().status).toBe('stopped');
+    expect(calls).toEqual(['complete']);
+    const reported = h.snapshots.length;
+    clock.increment(5_000);
+    h.actor.send({ type: 'inc' });
+    expect(h.snapshots).toHaveLength(reported);
+
+    const emitted: string[] = [];
+    const greeting = setup({ types: { emitted: {} as { type: 'hello' } } }).createMachine({ entry: emit({ type: 'hello' }) });
+    const never = new LeanActor(greeting, undefined, { onEmit: (event) => emitted.push(event.type), onSnapshot: () => undefined });
+    never.stop();
+    never.start();
+    expect(never.getSnapshot().status).toBe('stopped');
+    expect(emitted).toEqual([]);
+  });
+
   it('two unnamed delayed events both fire; a second start() does nothing', () => {
     const ticking = setup({ types: { context: {} as { ticks: number } } }).createMachine({
       context: { ticks: 0 },
