@@ -37,8 +37,9 @@ export interface LeanSystemPort {
 /** The `@internal` members of xstate's ActorSystem that transition code calls. */
 interface SystemInternals {
   /**
-   * `macrostep` reports every microstep through it (`@xstate.microstep`), and
-   * `createActor` the actor's events; missing, every transition throws.
+   * `macrostep` reports every microstep through it (`@xstate.microstep`;
+   * the lean runtime sends its other inspection events itself); missing or
+   * renamed, every transition throws.
    */
   _sendInspectionEvent(event: InspectionEvent): void;
   /**
