@@ -22,7 +22,7 @@ import { TASKS_EXTENSION } from '../protocol/versions.ts';
 import { createMailbox, DEFAULT_MAILBOX_CAP, type Mailbox, type MailboxOptions, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { ConnectionLifecycleEvent, ListenPort } from './ports.ts';
-import { LeanActor, type Clock, type Inspector, type LeanActorHost } from './lean-actor.ts';
+import { LeanActor, type Clock, type Inspector, type LeanActorHost } from '../runtime/lean-actor.ts';
 import { StreamWire, type StreamIo } from './stream-io.ts';
 
 export { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock, type SnapshotFrom } from 'xstate';
-import { LeanActor } from '../../src/client/lean-actor.ts';
+import { LeanActor } from '../../src/runtime/lean-actor.ts';
 import {
   subscriptionMachine,
   type ListenCommand,

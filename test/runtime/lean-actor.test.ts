@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assign, createActor, emit, fromPromise, raise, setup, SimulatedClock, type InspectionEvent, type SnapshotFrom } from 'xstate';
-import { LeanActor, type LeanActorHost } from '../../src/client/lean-actor.ts';
+import { LeanActor, type LeanActorHost } from '../../src/runtime/lean-actor.ts';
 
 const counter = setup({
   types: {
@@ -147,11 +147,9 @@ describe('LeanActor', () => {
     expect(events.at(-1)).toMatchObject({ snapshot: { value: 'done' }, event: { type: 'finish' } });
   });
 
-  it('refuses a machine that would invoke a child, with an error that says so', () => {
+  it('refuses a machine that would invoke a child when it is created, with an error that says so', () => {
     const invoking = setup({ actors: { child: fromPromise(async () => 1) } }).createMachine({ invoke: { src: 'child' } });
-    const actor = new LeanActor(invoking, undefined, { onEmit: () => undefined, onSnapshot: () => undefined });
-    expect(actor.getSnapshot().status).toBe('error');
-    expect(String(actor.getSnapshot().error)).toMatch(/does not host child actors/);
+    expect(() => new LeanActor(invoking, undefined, { onEmit: () => undefined, onSnapshot: () => undefined })).toThrow(/does not host child actors/);
   });
 });
 
@@ -211,6 +209,29 @@ describe('LeanActor when something throws or ends', () => {
     expect(errors).toHaveLength(2);
     expect(errors[0]).toMatch(/explodes/);
     expect(errors[1]).toBe('late error');
+  });
+
+  it('stop(): stopped, its timers cancelled, observers completed, later events ignored; before start() its entry actions never run', () => {
+    const clock = new SimulatedClock();
+    const h = host({ clock, echo: false });
+    h.actor.start();
+    const calls: string[] = [];
+    h.actor.subscribe({ next: (snapshot) => calls.push(`next ${snapshot.status}`), complete: () => calls.push('complete') });
+    h.actor.stop();
+    expect(h.actor.getSnapshot().status).toBe('stopped');
+    expect(calls).toEqual(['complete']);
+    const reported = h.snapshots.length;
+    clock.increment(5_000);
+    h.actor.send({ type: 'inc' });
+    expect(h.snapshots).toHaveLength(reported);
+
+    const emitted: string[] = [];
+    const greeting = setup({ types: { emitted: {} as { type: 'hello' } } }).createMachine({ entry: emit({ type: 'hello' }) });
+    const never = new LeanActor(greeting, undefined, { onEmit: (event) => emitted.push(event.type), onSnapshot: () => undefined });
+    never.stop();
+    never.start();
+    expect(never.getSnapshot().status).toBe('stopped');
+    expect(emitted).toEqual([]);
   });
 
   it('two unnamed delayed events both fire; a second start() does nothing', () => {
