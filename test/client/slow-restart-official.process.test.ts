@@ -17,7 +17,7 @@
  * in the test is on a signal: a subscriber message or a connection event.
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import type { ListenStream } from '../../src/client/subscription.ts';
@@ -57,10 +57,16 @@ function delayedOfficial(delays: (attempt: number) => number, flags: string[] = 
   return { factory, transports, kill: () => process.kill(transports.at(-1)!.pid!, 'SIGKILL') };
 }
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
-});
+/**
+ * A client that disconnects when its test ends. Per test, not in afterEach:
+ * the tests run concurrently (they mostly wait on start delays, each with
+ * its own server process), and an afterEach would end the others' clients.
+ */
+function clientFor(onTestFinished: TestContext['onTestFinished'], options: Parameters<typeof createClient>[0]): McpClient {
+  const client = createClient(options);
+  onTestFinished(() => client.disconnect());
+  return client;
+}
 
 /** Resolves once `check` holds; re-checked whenever `notify` is called. */
 function signals() {
@@ -85,12 +91,11 @@ function signals() {
 const FILTERS = [{ toolsListChanged: true }, { promptsListChanged: true }, { resourceSubscriptions: ['test://resource/1'] }];
 const EMIT_KINDS = ['tools', 'prompts', 'updated'] as const;
 
-describe('a dual-era server slow to restart (the official 2.4.0 serveStdio behind a delayed start)', () => {
-  it('keeps every listen stream across 10 restarts with start delays from 0 to 8 s: same ids, resync snapshots, no era change', async () => {
+describe.concurrent('a dual-era server slow to restart (the official 2.4.0 serveStdio behind a delayed start)', () => {
+  it('keeps every listen stream across 10 restarts with start delays from 0 to 8 s: same ids, resync snapshots, no era change', async ({ onTestFinished }) => {
     const server = delayedOfficial((attempt) => (attempt === 0 ? 0 : RESTART_DELAYS_MS[(attempt - 1) % RESTART_DELAYS_MS.length]!));
     const wire = new WireRecord(server.factory);
-    const client = createClient({ transport: wire.factory });
-    clients.push(client);
+    const client = clientFor(onTestFinished, { transport: wire.factory });
     const signal = signals();
     const events: ClientEvent[] = [];
     client.on((event) => {
@@ -142,11 +147,10 @@ describe('a dual-era server slow to restart (the official 2.4.0 serveStdio behin
     expect(wire.calls('initialize').filter((call) => call.attempt > 0)).toEqual([]);
   }, 240_000);
 
-  it('a first connect that misses the 2 s probe timeout is still modern: the late discover answer decides', async () => {
+  it('a first connect that misses the 2 s probe timeout is still modern: the late discover answer decides', async ({ onTestFinished }) => {
     const server = delayedOfficial(() => 3_000);
     const wire = new WireRecord(server.factory);
-    const client = createClient({ transport: wire.factory });
-    clients.push(client);
+    const client = clientFor(onTestFinished, { transport: wire.factory });
     await client.connect();
     expect(client.era).toBe('modern');
     // The initialize sent beside the probe went under the modern envelope, so the server stayed modern.
@@ -157,12 +161,11 @@ describe('a dual-era server slow to restart (the official 2.4.0 serveStdio behin
   }, 60_000);
 });
 
-describe('a legacy-only server slow to start (the official 2.4.0 McpServer without serveStdio)', () => {
-  it('is legacy: it answers the initialize sent beside the probe, envelope and all', async () => {
+describe.concurrent('a legacy-only server slow to start (the official 2.4.0 McpServer without serveStdio)', () => {
+  it('is legacy: it answers the initialize sent beside the probe, envelope and all', async ({ onTestFinished }) => {
     const server = delayedOfficial(() => 3_000, ['--modern-off']);
     const wire = new WireRecord(server.factory);
-    const client = createClient({ transport: wire.factory });
-    clients.push(client);
+    const client = clientFor(onTestFinished, { transport: wire.factory });
     await client.connect();
     expect(client.era).toBe('legacy');
     // One initialize, the one that went out beside the unanswered probe, under the modern envelope.
@@ -173,12 +176,11 @@ describe('a legacy-only server slow to start (the official 2.4.0 McpServer witho
   }, 60_000);
 });
 
-describe('a probe timeout of 1 ms against the official dual-era server', () => {
-  it.each(['modern', 'auto'] as const)("era '%s' still negotiates modern, and the server serves it as modern", async (era) => {
+describe.concurrent('a probe timeout of 1 ms against the official dual-era server', () => {
+  it.for(['modern', 'auto'] as const)("era '%s' still negotiates modern, and the server serves it as modern", { timeout: 60_000 }, async (era, { onTestFinished }) => {
     const server = delayedOfficial(() => 0);
     const wire = new WireRecord(server.factory);
-    const client = createClient({ transport: wire.factory, era, probeTimeoutMs: 1 });
-    clients.push(client);
+    const client = clientFor(onTestFinished, { transport: wire.factory, era, probeTimeoutMs: 1 });
     await client.connect();
     expect(client.era).toBe('modern');
     // A legacy-pinned server would answer subscriptions/listen with -32601.
@@ -190,5 +192,5 @@ describe('a probe timeout of 1 ms against the official dual-era server', () => {
       expect(message.params?._meta, message.method).toMatchObject({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' });
     }
     if (era === 'modern') expect(wire.calls('initialize')).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -31,6 +31,13 @@ export function typescriptBlocks(markdown: string): { line: number; code: string
   return blocks;
 }
 
+/**
+ * Parsed files of the disk (lib .d.ts, src/, node_modules types), kept across
+ * calls: they do not change during a run, and parsing them again is most of
+ * a second call's time. Keyed by path and language version.
+ */
+const parsedFromDisk = new Map<string, ts.SourceFile | undefined>();
+
 /** Every type error of the examples, as `README.md:LINE: message`; empty when all check. */
 export function exampleTypeErrors(markdown: string, repoRoot: string): string[] {
   const configPath = join(repoRoot, 'tsconfig.json');
@@ -53,7 +60,10 @@ export function exampleTypeErrors(markdown: string, repoRoot: string): string[] 
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, language, ...rest) => {
     const file = files.get(name);
-    return file ? ts.createSourceFile(name, file.text, language) : getSourceFile(name, language, ...rest);
+    if (file) return ts.createSourceFile(name, file.text, language);
+    const key = `${typeof language === 'object' ? language.languageVersion : language}:${name}`;
+    if (!parsedFromDisk.has(key)) parsedFromDisk.set(key, getSourceFile(name, language, ...rest));
+    return parsedFromDisk.get(key);
   };
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => files.has(name) || fileExists(name);
