@@ -102,6 +102,19 @@ describe('OAuth authorization code flow against the official server behind a bea
     expect(store.tokens?.accessToken).not.toBe(first);
   });
 
+  it('an authorization server whose metadata does not list PKCE (S256) is refused before the user is sent anywhere', async () => {
+    await server.stop();
+    await as.close();
+    as = await startAuthorizationServer({ listsPkce: false });
+    server = await startHttpFixture('protected', { args: ['--issuer', as.issuer] });
+    const store = newStore();
+    const refused = await connected(userProvider(store)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AuthError);
+    expect(refused).toMatchObject({ code: 'authorization_failed' });
+    expect(store.visited).toEqual([]);
+    expect(as.authorizations).toEqual([]);
+  });
+
   it('a new client with the stored tokens connects without any authorization', async () => {
     const store = newStore();
     await connected(userProvider(store));

@@ -136,8 +136,9 @@ export class Authorizer {
     const provider = this.provider;
     const information = await clientFor(provider, as, this.fetcher);
     const client: oauth.Client = { client_id: information.clientId };
-    if (as.code_challenge_methods_supported !== undefined && !as.code_challenge_methods_supported.includes('S256')) {
-      throw new AuthError('authorization_failed', `${as.issuer} does not support PKCE with S256`);
+    const methods = as.code_challenge_methods_supported;
+    if (methods === undefined ? discovered.pkceMustBeListed : !methods.includes('S256')) {
+      throw new AuthError('authorization_failed', `${as.issuer} does not list PKCE with S256 (code_challenge_methods_supported); refusing to proceed`);
     }
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();

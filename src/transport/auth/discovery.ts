@@ -19,6 +19,12 @@ export interface Discovered {
   as: oauth.AuthorizationServer;
   /** The scopes the protected resource lists (`scopes_supported`), if it lists any. */
   resourceScopes: string[] | undefined;
+  /**
+   * Whether the authorization server's metadata must list S256 in `code_challenge_methods_supported`: from
+   * 2025-06-18 on, a client MUST refuse to proceed when it is absent; a 2025-03-26 server (no protected-resource
+   * metadata) had no such rule, and its endpoints may be defaults with no metadata at all.
+   */
+  pkceMustBeListed: boolean;
 }
 
 /** The fetch all discovery and OAuth requests go through (the transport's). */
@@ -46,12 +52,12 @@ export async function discover(server: URL, challenge: BearerChallenge | undefin
       token_endpoint: `${issuer}/token`,
       registration_endpoint: `${issuer}/register`,
     };
-    return { resource: canonical(server), as, resourceScopes: undefined };
+    return { resource: canonical(server), as, resourceScopes: undefined, pkceMustBeListed: false };
   }
   const issuer = resourceMetadata.authorizationServers[0]!;
   const as = await fetchServerMetadata(issuer, fetcher, true);
   if (as === undefined) throw new AuthError('discovery_failed', `no authorization server metadata for ${issuer}`);
-  return { resource: resourceMetadata.resource, as, resourceScopes: resourceMetadata.scopes };
+  return { resource: resourceMetadata.resource, as, resourceScopes: resourceMetadata.scopes, pkceMustBeListed: true };
 }
 
 /** The server URL as a resource identifier: no fragment. */

@@ -90,6 +90,7 @@ describe('discover', () => {
       resource: `${origin}/mcp`,
       resourceScopes: undefined,
       as: { issuer: origin, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token`, registration_endpoint: `${origin}/register` },
+      pkceMustBeListed: false,
     });
   });
 
