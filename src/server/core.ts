@@ -15,6 +15,8 @@ import { canComplete } from './completions.ts';
 import { InvalidParamsError, LimitExceededError, ServerClosingError } from './errors.ts';
 import { LegacySession, type SessionEndReason } from './legacy-session.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
+import { listenStreamMachine } from '../../machines/listen-stream.machine.ts';
+import { sharedStepsLogic } from './listen-stream-logic.ts';
 import { ListenStream, type StreamInspector, type StreamOwner } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
@@ -80,6 +82,8 @@ export class ServerCore implements StreamOwner {
   readonly sessions = new Set<LegacySession>();
   /** Where every listen-stream actor's inspection events go. */
   readonly inspect: StreamInspector | undefined;
+  /** What every stream's actor runs: the machine itself while inspected (every microstep shown), else with shared steps. */
+  private readonly streamLogic: typeof listenStreamMachine;
   closing = false;
   private readonly leaveBus: () => void;
 
@@ -90,6 +94,7 @@ export class ServerCore implements StreamOwner {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.caching = resolveCaching(options.caching);
     this.inspect = options.inspect;
+    this.streamLogic = options.inspect ? listenStreamMachine : sharedStepsLogic();
     this.requestStates = new RequestStateSealer(options.requestStateKey ?? newRequestStateKey());
     const features = options.features ?? {};
     this.fixedCapabilities = {
@@ -150,6 +155,7 @@ export class ServerCore implements StreamOwner {
       maxPending: this.limits.maxPendingPerStream,
       maxPendingBytes: this.limits.maxPendingBytesPerStream,
       finishTimeoutMs: this.limits.finishTimeoutMs,
+      logic: this.streamLogic,
       core: this,
       owner,
       inspect: this.inspect,

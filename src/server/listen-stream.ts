@@ -44,6 +44,8 @@ export interface ListenStreamOptions {
   maxPending: number;
   maxPendingBytes: number;
   finishTimeoutMs: number;
+  /** The listen-stream machine, or one that runs it with shared steps (listen-stream-logic.ts). */
+  logic: typeof listenStreamMachine;
   /** Told first when the stream ends: the server core, which unindexes it. */
   core: StreamOwner;
   /** Told next: the transport that opened it. */
@@ -79,7 +81,7 @@ export class ListenStream implements Audience, LaneOwner, LeanActorHost<typeof l
     this.lane = new Lane(options.outbox, options.maxPending, options.maxPendingBytes, this);
     this.core = options.core;
     this.owner = options.owner;
-    this.actor = new LeanActor(listenStreamMachine, { finishTimeoutMs: options.finishTimeoutMs }, this);
+    this.actor = new LeanActor(options.logic, { finishTimeoutMs: options.finishTimeoutMs }, this);
     this.actor.start();
   }
 

@@ -4,16 +4,20 @@
 import { createActor, SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { LeanActor } from '../../src/client/lean-actor.ts';
+import { sharedStepsLogic } from '../../src/server/listen-stream-logic.ts';
 import { listenStreamMachine, type StreamEnding } from '../../machines/listen-stream.machine.ts';
 import { serverSessionMachine } from '../../machines/server-session.machine.ts';
 
-// Every rule under xstate's own actor and under the LeanActor the server runs each stream in.
-describe.each(['xstate actor', 'lean actor'] as const)('listen-stream machine (%s)', (runtime) => {
+// Every rule under xstate's own actor, under the LeanActor the server runs each stream in, and
+// with the steps a server shares between its streams (one logic for every actor of a run, as a server has).
+describe.each(['xstate actor', 'lean actor', 'lean actor, shared steps'] as const)('listen-stream machine (%s)', (runtime) => {
+  const shared = sharedStepsLogic();
   const start = (finishTimeoutMs: number, clock?: SimulatedClock) => {
     const finishes: StreamEnding[] = [];
-    if (runtime === 'lean actor') {
+    if (runtime !== 'xstate actor') {
       const host = { clock, onEmit: (command: { ending: StreamEnding }) => void finishes.push(command.ending), onSnapshot: () => undefined };
-      return { actor: new LeanActor(listenStreamMachine, { finishTimeoutMs }, host).start(), finishes };
+      const logic = runtime === 'lean actor' ? listenStreamMachine : shared;
+      return { actor: new LeanActor(logic, { finishTimeoutMs }, host).start(), finishes };
     }
     const actor = createActor(listenStreamMachine, clock ? { input: { finishTimeoutMs }, clock } : { input: { finishTimeoutMs } });
     actor.on('finish', (command) => finishes.push(command.ending));
@@ -187,5 +191,25 @@ describe('server-session machine', () => {
       clock.increment(1);
       expect(actor.getSnapshot().output).toEqual({ type: 'idle_timeout', idleMs: 60_000 });
     });
+  });
+});
+
+describe('listen-stream logic with shared steps', () => {
+  it('hands every stream the snapshots xstate computes, sharing the initial and open ones', () => {
+    const shared = sharedStepsLogic();
+    const host = { onEmit: () => undefined, onSnapshot: () => undefined };
+    const [a, b] = [0, 1].map(() => new LeanActor(shared, { finishTimeoutMs: 1000 }, host).start());
+    const plain = createActor(listenStreamMachine, { input: { finishTimeoutMs: 1000 } }).start();
+    expect(a!.getSnapshot()).toBe(b!.getSnapshot());
+    expect(a!.getSnapshot().toJSON()).toEqual(plain.getSnapshot().toJSON());
+    for (const actor of [a!, b!, plain]) actor.send({ type: 'ack.sent' });
+    expect(a!.getSnapshot()).toBe(b!.getSnapshot());
+    expect(a!.getSnapshot().toJSON()).toEqual(plain.getSnapshot().toJSON());
+    // Past the shared steps, each stream's snapshots are its own.
+    a!.send({ type: 'client.cancelled' });
+    expect(a!.getSnapshot().output).toEqual({ type: 'client_cancelled' });
+    expect(b!.getSnapshot().value).toBe('open');
+    // A different finishTimeoutMs is a different start.
+    expect(new LeanActor(shared, { finishTimeoutMs: 2000 }, host).start().getSnapshot().context.finishTimeoutMs).toBe(2000);
   });
 });
