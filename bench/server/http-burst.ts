@@ -6,44 +6,16 @@
  * time to its answer is measured, with the progress read meanwhile.
  */
 import { spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
 import type { BurstResult } from './burst.ts';
-import { lineSplitter } from './line-counter.ts';
+import { postMcp } from './http-post.ts';
 
 const meta = { [MetaKey.protocolVersion]: MODERN_VERSION, [MetaKey.clientCapabilities]: {}, [MetaKey.clientInfo]: { name: 'bench', version: '1' } };
 
-/** POSTs one request; every SSE data field (or the JSON body) goes to `onLine`; resolves when the response ends. */
+/** POSTs one request; resolves when its response ended. */
 function post(port: number, agent: Agent, id: string, method: string, params: object, onLine: (line: string) => void): Promise<void> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-  const name = (params as { name?: string }).name;
-  return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1',
-      port,
-      path: '/mcp',
-      method: 'POST',
-      agent,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN_VERSION,
-        'mcp-method': method,
-        ...(name ? { 'mcp-name': name } : {}),
-        'content-length': Buffer.byteLength(body),
-      },
-    }, (res) => {
-      res.setEncoding('utf8');
-      const feed = lineSplitter((line) => onLine(line.startsWith('data:') ? line.slice(5) : line));
-      res.on('data', feed);
-      res.on('end', () => {
-        feed('\n');
-        resolve();
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return new Promise((resolve, reject) => postMcp(port, agent, id, method, params, onLine, resolve).on('error', reject));
 }
 
 export async function runHttpBurst(fixture: string, count: number, followUpAfter: number, timeoutMs: number): Promise<BurstResult> {

@@ -8,10 +8,11 @@
  * streams on it) or over loopback HTTP (one POST and SSE response per stream).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent, type ClientRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
-import { LineCounter, lineSplitter } from './line-counter.ts';
+import { LineCounter } from './line-counter.ts';
+import { postMcp } from './http-post.ts';
 import { MemoryPeer } from './memory-peer.ts';
 import type { ServeCommand, ServeReport } from './serve.ts';
 
@@ -110,33 +111,10 @@ function stdioStreams(child: ChildProcess): Streams {
 function httpStreams(port: number): Streams {
   const counter = new LineCounter();
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const requests: ReturnType<typeof request>[] = [];
-  /** POSTs one JSON-RPC request; every SSE `data:` line (or the JSON body) of its response goes to the counter. */
+  const requests: ClientRequest[] = [];
   const post = (id: string, method: string, params: object): void => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-    const req = request({
-      host: '127.0.0.1',
-      port,
-      path: '/mcp',
-      method: 'POST',
-      agent,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN_VERSION,
-        'mcp-method': method,
-        'content-length': Buffer.byteLength(body),
-      },
-    }, (res) => {
-      res.setEncoding('utf8');
-      // SSE: each data field goes to the shared counter; a JSON body is one line.
-      const feed = lineSplitter((line) => counter.line(line.startsWith('data:') ? line.slice(5) : line));
-      res.on('data', feed);
-      res.on('end', () => feed('\n'));
-    });
-    req.on('error', () => undefined); // the server is killed with streams open
-    req.end(body);
-    requests.push(req);
+    // Errors are expected at the end: the server is killed with streams open.
+    requests.push(postMcp(port, agent, id, method, params, (line) => counter.line(line)).on('error', () => undefined));
   };
   return {
     counter,
