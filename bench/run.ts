@@ -14,6 +14,7 @@
  *   every stream and to one. Over stdio one connection carries all streams;
  *   over HTTP each stream is its own POST and SSE response (ours: listenHttp;
  *   official: createMcpHandler on node:http).
+ *   A fan-out not delivered within a minute is shown as more than that.
  * - burst: the time to answer a request sent during a burst of progress
  *   notifications (sent once 1,000 were read), stdio in both eras and HTTP.
  * - client: opening 10,000 listen streams on one stdio connection to the
@@ -29,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { runBurst, type BurstResult } from './server/burst.ts';
 import { runHttpBurst } from './server/http-burst.ts';
-import { runListenLoad, type ListenLoadResult, type Transport } from './server/listen-load.ts';
+import { FANOUT_TIMEOUT_MS, runListenLoad, type ListenLoadResult, type Transport } from './server/listen-load.ts';
 
 const SECTIONS = ['stdio', 'http', 'burst', 'client'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -59,8 +60,10 @@ const n = (value: number) => value.toLocaleString('en-US');
 const ms = (value: number): string => (value < 1 ? value.toFixed(3) : value < 10 ? value.toFixed(2) : value.toFixed(0));
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
 const ratio = (ours: number, official: number): string => `${(ours / official).toFixed(2)}×`;
-const pair = (ours: number, official: number, format: (value: number) => string): string =>
-  `${format(ours)} vs ${format(official)} (${ratio(ours, official)})`;
+const pair = (ours: number | undefined, official: number | undefined, format: (value: number) => string): string => {
+  const cell = (value: number | undefined) => (value === undefined ? `> ${FANOUT_TIMEOUT_MS / 1000} s` : format(value));
+  return `${cell(ours)} vs ${cell(official)}${ours !== undefined && official !== undefined ? ` (${ratio(ours, official)})` : ''}`;
+};
 
 const json: Record<string, unknown> = { quick, node: process.version, started: new Date().toISOString(), loadAtStart: loadavg() };
 const print = (line: string) => console.log(line);
@@ -76,7 +79,10 @@ for (const transport of ['stdio', 'http'] as const) {
   for (const streams of STREAMS[transport]) {
     const at = load1();
     const ours = await runListenLoad('ours', transport, streams, FANOUT_ROUNDS);
+    // Each server's figures on stderr as they come: a long run shows its progress.
+    console.error(`ours, ${transport}, ${streams}: ${JSON.stringify(ours)}`);
     const official = await runListenLoad('official', transport, streams, FANOUT_ROUNDS);
+    console.error(`official, ${transport}, ${streams}: ${JSON.stringify(official)}`);
     results.push({ streams, load: at, ours, official });
     const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
     const msCell = (value: number) => `${ms(value)} ms`;
