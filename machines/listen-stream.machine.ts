@@ -8,13 +8,17 @@
  *
  * The acknowledgment is written by the I/O side before `ack.sent`; nothing is
  * delivered on the stream until the machine is `open`, so the ack is always the
- * stream's first message. `closing` runs the injected `finish` actor, which
+ * stream's first message. Entering `closing` emits `finish`: the I/O side
  * writes the stream's last message (the `{ resultType: 'complete' }` response,
- * or the slow-consumer error) and waits for it to flush; a client that never
- * drains it is cut off after `finishTimeout`, the one timer bounding a
- * stream's end on every transport.
+ * or the slow-consumer error) and reports `finish.flushed` once it is flushed;
+ * a client that never drains it is cut off after `finishTimeout`, the one
+ * timer bounding a stream's end on every transport.
+ *
+ * The machine invokes nothing, so the server can run one per stream by the
+ * ten thousand on a lean actor (an emitted command costs nothing per stream;
+ * an invoked child costs an actor).
  */
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 
 /**
  * A client that did not keep up: more than `maxPending` distinct events, or
@@ -44,13 +48,20 @@ export type StreamEndReason =
 /** How the server chose to end a stream; what `finish` writes as its last message. */
 export type StreamEnding = { type: 'completed' } | SlowConsumer;
 
+/** What the machine asks its I/O to do: write `ending` as the stream's last message and report `finish.flushed`. */
+export type ListenStreamCommand = { type: 'finish'; ending: StreamEnding };
+
+/** Facts the I/O side reports to a listen stream. */
 export type ListenStreamEvent =
   | { type: 'ack.sent' }
+  /** The last message asked for by `finish` was handed to the sink and the sink drained. */
+  | { type: 'finish.flushed' }
   | { type: 'client.cancelled' }
   | { type: 'transport.closed' }
   | { type: 'server.complete' }
   | { type: 'overflow'; overflow: SlowConsumer };
 
+/** What a listen-stream actor starts with. */
 export interface ListenStreamInput {
   finishTimeoutMs: number;
 }
@@ -61,16 +72,14 @@ interface Context {
   reason: StreamEndReason | undefined;
 }
 
+/** The lifecycle of one server-side listen stream (see the module doc). */
 export const listenStreamMachine = setup({
   types: {
     context: {} as Context,
     events: {} as ListenStreamEvent,
     input: {} as ListenStreamInput,
     output: {} as StreamEndReason,
-  },
-  actors: {
-    /** Writes the stream's last message and resolves once it is flushed; provided by src/server. */
-    finish: fromPromise<void, StreamEnding>(async () => {}),
+    emitted: {} as ListenStreamCommand,
   },
   delays: {
     finishTimeout: ({ context }) => context.finishTimeoutMs,
@@ -85,6 +94,7 @@ export const listenStreamMachine = setup({
     chooseOverflow: assign({
       ending: ({ context, event }) => (event.type === 'overflow' ? event.overflow : context.ending),
     }),
+    askFinish: emit(({ context }) => ({ type: 'finish' as const, ending: context.ending! })),
   },
 }).createMachine({
   id: 'listenStream',
@@ -109,14 +119,10 @@ export const listenStreamMachine = setup({
       },
     },
     closing: {
-      invoke: {
-        src: 'finish',
-        input: ({ context }) => context.ending!,
-        onDone: { target: 'closed', actions: 'endFinished' },
-        onError: { target: 'closed', actions: 'endTransport' },
-      },
+      entry: 'askFinish',
       after: { finishTimeout: { target: 'closed', actions: 'endFinishTimeout' } },
       on: {
+        'finish.flushed': { target: 'closed', actions: 'endFinished' },
         'client.cancelled': { target: 'closed', actions: 'endCancelled' },
         'transport.closed': { target: 'closed', actions: 'endTransport' },
       },

@@ -7,7 +7,9 @@
  * - `floor`: a bare line reader + JSON.parse, no MCP client.
  *
  * Each exposes the same two workloads: a timed flood through one stream, and
- * opening many streams (distinct URIs) at once.
+ * opening many streams (distinct URIs) at once. The peer is the flood server,
+ * or (`official`) the official @modelcontextprotocol/server 2.4.0 over stdio
+ * (bench/server/serve.ts, its subscription limit raised for 50,000 streams).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +30,13 @@ export interface Consumer {
   close(): Promise<void>;
 }
 
-const SERVER = fileURLToPath(new URL('./flood-server.ts', import.meta.url));
-const SERVER_ARGS = ['--import', 'tsx', SERVER];
+/** Which server the consumer talks to. */
+export type PeerServer = 'flood' | 'official';
+
+const PEER_ARGS: Record<PeerServer, string[]> = {
+  flood: ['--import', 'tsx', fileURLToPath(new URL('./flood-server.ts', import.meta.url))],
+  official: ['--import', 'tsx', fileURLToPath(new URL('../server/serve.ts', import.meta.url)), 'official', 'stdio', '50000'],
+};
 
 /** Resolves when `counter()` reaches `target`, checked by the caller after each delivery. */
 class Countdown {
@@ -61,8 +68,8 @@ async function timedFloods(countdown: Countdown, count: number, rounds: number, 
   return times;
 }
 
-export async function ourConsumer(): Promise<Consumer> {
-  const client = createClient({ transport: stdioTransport({ command: process.execPath, args: SERVER_ARGS, stderr: 'inherit' }), reconnect: false });
+export async function ourConsumer(peer: PeerServer): Promise<Consumer> {
+  const client = createClient({ transport: stdioTransport({ command: process.execPath, args: PEER_ARGS[peer], stderr: 'inherit' }), reconnect: false });
   await client.connect();
   const countdown = new Countdown();
   const onMessage = (message: SubscriberMessage): void => {
@@ -80,9 +87,9 @@ export async function ourConsumer(): Promise<Consumer> {
   };
 }
 
-export async function officialConsumer(): Promise<Consumer> {
+export async function officialConsumer(peer: PeerServer): Promise<Consumer> {
   const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: SERVER_ARGS, stderr: 'inherit' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: PEER_ARGS[peer], stderr: 'inherit' }));
   const countdown = new Countdown();
   client.setNotificationHandler('notifications/resources/updated', countdown.tick);
   const held: unknown[] = [];
@@ -99,8 +106,8 @@ export async function officialConsumer(): Promise<Consumer> {
 }
 
 /** No MCP client: hand-written requests, a line splitter and JSON.parse on every line. */
-export async function floorConsumer(): Promise<Consumer> {
-  const child = spawn(process.execPath, SERVER_ARGS, { stdio: ['pipe', 'pipe', 'inherit'] });
+export async function floorConsumer(peer: PeerServer): Promise<Consumer> {
+  const child = spawn(process.execPath, PEER_ARGS[peer], { stdio: ['pipe', 'pipe', 'inherit'] });
   const meta = { [MetaKey.protocolVersion]: MODERN_VERSION, [MetaKey.clientCapabilities]: {}, [MetaKey.clientInfo]: { name: 'bench', version: '1' } };
   const countdown = new Countdown();
   const answers = new Map<string | number, () => void>();
@@ -140,7 +147,7 @@ export async function floorConsumer(): Promise<Consumer> {
   };
 }
 
-export const consumers: Record<ConsumerName, () => Promise<Consumer>> = {
+export const consumers: Record<ConsumerName, (peer: PeerServer) => Promise<Consumer>> = {
   ours: ourConsumer,
   official: officialConsumer,
   floor: floorConsumer,

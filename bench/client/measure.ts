@@ -2,7 +2,7 @@
  * One measurement in a fresh process, so the consumers do not share a heap or
  * JIT state. Prints one JSON line.
  *
- *   node --expose-gc --import tsx bench/client/measure.ts <ours|official|floor> <flood|streams> <n> [rounds]
+ *   node --expose-gc --import tsx bench/client/measure.ts <ours|official|floor> <flood|streams> <n> [rounds] [flood|official]
  *
  * flood: `rounds` floods of n notifications through one stream; the
  *        milliseconds of each, from the triggering request to the last delivery.
@@ -10,14 +10,15 @@
  *        are acknowledged, this process's CPU time meanwhile (steadier than
  *        wall time on a loaded machine) and the heap they hold (heapUsed
  *        after gc, minus before).
+ * The last argument is the peer: the flood server (default) or the official server.
  */
-import { consumers, type ConsumerName } from './consumers.ts';
+import { consumers, type ConsumerName, type PeerServer } from './consumers.ts';
 
-const [name, workload, n, rounds] = process.argv.slice(2) as [ConsumerName, 'flood' | 'streams', string, string | undefined];
+const [name, workload, n, rounds, peer] = process.argv.slice(2) as [ConsumerName, 'flood' | 'streams', string, string | undefined, PeerServer | undefined];
 const count = Number(n);
 const gc = (globalThis as { gc?: () => void }).gc;
 
-const consumer = await consumers[name]();
+const consumer = await consumers[name](peer ?? 'flood');
 if (workload === 'flood') {
   const times = await consumer.floods('bench://flood', count, Number(rounds ?? 1));
   console.log(JSON.stringify({ times }));

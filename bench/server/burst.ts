@@ -12,10 +12,14 @@ const meta = { [MetaKey.protocolVersion]: MODERN_VERSION, [MetaKey.clientCapabil
 
 /** Milliseconds until answered, or undefined when the timeout came first. */
 export interface BurstResult {
+  /** From sending the follow-up to reading its answer. */
   followUpMs: number | undefined;
+  /** From sending the burst call to reading its answer. */
   burstMs: number | undefined;
   /** Burst notifications read by the time both were answered (or the timeout). */
   notifications: number;
+  /** Burst notifications read between sending the follow-up and reading its answer. */
+  behind: number | undefined;
 }
 
 export type BurstEra = 'modern' | 'legacy';
@@ -23,18 +27,24 @@ export type BurstEra = 'modern' | 'legacy';
 /** What the burst is: `emit` publishes change events; `progress` streams request-scoped progress. */
 export type BurstKind = 'emit' | 'progress';
 
-export async function runBurst(fixture: string, era: BurstEra, kind: BurstKind, count: number, timeoutMs: number): Promise<BurstResult> {
+/**
+ * `followUpAfter` burst notifications are read before the follow-up is sent
+ * (0: right after the burst call, before any), so that it is sent during the burst.
+ */
+export async function runBurst(fixture: string, era: BurstEra, kind: BurstKind, count: number, timeoutMs: number, followUpAfter = 0): Promise<BurstResult> {
   const counted = kind === 'emit' ? 'notifications/tools/list_changed' : 'notifications/progress';
   const child = spawn(process.execPath, ['--import', 'tsx', fixture], { stdio: ['pipe', 'pipe', 'ignore'] });
   let partial = '';
   let notifications = 0;
+  /** Resolved once `followUpAfter` burst notifications were read. */
+  let reached: (() => void) | undefined;
   const waiters = new Map<string, () => void>();
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
-      if (line.includes(counted)) notifications++;
+      if (line.includes(counted) && ++notifications === followUpAfter) reached?.();
       for (const [id, resolve] of waiters) {
         if (line.includes(`"id":"${id}"`)) {
           waiters.delete(id);
@@ -54,18 +64,23 @@ export async function runBurst(fixture: string, era: BurstEra, kind: BurstKind, 
       await initialized;
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     }
-    const start = performance.now();
-    const since = (promise: Promise<void>) => promise.then(() => performance.now() - start);
-    const burst = since(answer('burst'));
-    const followUp = since(answer('follow-up'));
-    if (kind === 'emit') send('burst', 'tools/call', { name: 'emit', arguments: { kind: 'tools', count } });
-    else send('burst', 'tools/call', { name: 'progress', arguments: { steps: count }, _meta: { ...(era === 'modern' ? meta : {}), progressToken: 'burst' } });
-    send('follow-up', 'tools/call', { name: 'echo', arguments: { text: 'still there?' } });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
-    const [followUpMs, burstMs] = await Promise.all([Promise.race([followUp, timeout]), Promise.race([burst, timeout])]);
+    const start = performance.now();
+    const burst = answer('burst').then(() => performance.now() - start);
+    const during = followUpAfter > 0 ? new Promise<void>((resolve) => (reached = resolve)) : Promise.resolve();
+    if (kind === 'emit') send('burst', 'tools/call', { name: 'emit', arguments: { kind: 'tools', count } });
+    else send('burst', 'tools/call', { name: 'progress', arguments: { steps: count }, _meta: { ...(era === 'modern' ? meta : {}), progressToken: 'burst' } });
+    const followUp = Promise.race([during, timeout]).then(() => {
+      const sent = performance.now();
+      const readBefore = notifications;
+      const answered = answer('follow-up').then(() => ({ ms: performance.now() - sent, behind: notifications - readBefore }));
+      send('follow-up', 'tools/call', { name: 'echo', arguments: { text: 'still there?' } });
+      return Promise.race([answered, timeout]);
+    });
+    const [followed, burstMs] = await Promise.all([followUp, Promise.race([burst, timeout])]);
     clearTimeout(timer);
-    return { followUpMs, burstMs, notifications };
+    return { followUpMs: followed?.ms, burstMs, notifications, behind: followed?.behind };
   } finally {
     child.kill('SIGKILL');
   }

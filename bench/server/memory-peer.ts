@@ -1,42 +1,24 @@
 /**
- * An in-memory stdio pair for benchmarks: write lines into a server's stdin,
- * count and await lines from its stdout, without a child process.
+ * A line peer for benchmarks: write lines into a server's stdin, count and
+ * await lines from its stdout. In memory by default (no child process), or on
+ * a child's pipes.
  */
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { LineCounter } from './line-counter.ts';
 
-export class MemoryPeer {
-  readonly stdin = new PassThrough();
-  readonly stdout = new PassThrough();
-  private partial = '';
-  private counters: { match: (line: string) => boolean; left: number; resolve: () => void }[] = [];
+export class MemoryPeer<In extends Writable = PassThrough, Out extends Readable = PassThrough> extends LineCounter {
+  readonly stdin: In;
+  readonly stdout: Out;
 
-  constructor() {
+  constructor(stdin?: In, stdout?: Out) {
+    super();
+    this.stdin = stdin ?? (new PassThrough() as Writable as In);
+    this.stdout = stdout ?? (new PassThrough() as Readable as Out);
     this.stdout.setEncoding('utf8');
-    this.stdout.on('data', (chunk: string) => {
-      const lines = (this.partial + chunk).split('\n');
-      this.partial = lines.pop() ?? '';
-      for (const line of lines) this.onLine(line);
-    });
+    this.stdout.on('data', this.splitter());
   }
 
   send(message: unknown): void {
     this.stdin.write(`${JSON.stringify(message)}\n`);
-  }
-
-  /** Resolves once `count` lines matching have arrived from now on. */
-  expect(count: number, match: (line: string) => boolean): Promise<void> {
-    if (count === 0) return Promise.resolve();
-    return new Promise((resolve) => this.counters.push({ match, left: count, resolve }));
-  }
-
-  private onLine(line: string): void {
-    if (this.counters.length === 0) return;
-    this.counters = this.counters.filter((counter) => {
-      if (!counter.match(line)) return true;
-      counter.left -= 1;
-      if (counter.left > 0) return true;
-      counter.resolve();
-      return false;
-    });
   }
 }

@@ -15,7 +15,9 @@ import { canComplete } from './completions.ts';
 import { InvalidParamsError, LimitExceededError, ServerClosingError } from './errors.ts';
 import { LegacySession, type SessionEndReason } from './legacy-session.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
-import { ListenStream, type StreamEndReason } from './listen-stream.ts';
+import { listenStreamMachine } from '../../machines/listen-stream.machine.ts';
+import { sharedStepsLogic } from './listen-stream-logic.ts';
+import { ListenStream, type StreamInspector, type StreamOwner } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
 import { newRequestStateKey, RequestStateSealer } from './request-state.ts';
@@ -54,9 +56,15 @@ export interface ServerOptions {
    * endpoint the same key, so a retry may land on any of them.
    */
   requestStateKey?: Uint8Array;
+  /**
+   * Receives the inspection events of every listen stream's lifecycle actor
+   * (listen-stream machine), e.g. `createBrowserInspector().inspect` of
+   * `@statelyai/inspect`, so the inspector shows each stream's statechart.
+   */
+  inspect?: StreamInspector;
 }
 
-export class ServerCore {
+export class ServerCore implements StreamOwner {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly pageSize: number;
@@ -72,6 +80,10 @@ export class ServerCore {
   readonly settled: (() => Promise<void>) | undefined;
   readonly streams = new Set<ListenStream>();
   readonly sessions = new Set<LegacySession>();
+  /** Where every listen-stream actor's inspection events go. */
+  readonly inspect: StreamInspector | undefined;
+  /** What every stream's actor runs: the machine itself while inspected (every microstep shown), else with shared steps. */
+  private readonly streamLogic: typeof listenStreamMachine;
   closing = false;
   private readonly leaveBus: () => void;
 
@@ -81,6 +93,8 @@ export class ServerCore {
     this.pageSize = options.pageSize ?? 50;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.caching = resolveCaching(options.caching);
+    this.inspect = options.inspect;
+    this.streamLogic = options.inspect ? listenStreamMachine : sharedStepsLogic();
     this.requestStates = new RequestStateSealer(options.requestStateKey ?? newRequestStateKey());
     const features = options.features ?? {};
     this.fixedCapabilities = {
@@ -129,12 +143,11 @@ export class ServerCore {
 
   /**
    * Opens a listen stream writing into `outbox` and indexes it once it is
-   * acknowledged. Throws as `assertRoomForStream` does.
+   * acknowledged; `owner` hears when it has ended. Throws as
+   * `assertRoomForStream` does.
    */
-  openStream(id: RequestId, honored: NotificationFilter, outbox: Outbox, onEnd: (reason: StreamEndReason) => void): ListenStream {
+  openStream(id: RequestId, honored: NotificationFilter, outbox: Outbox, owner: StreamOwner): ListenStream {
     this.assertRoomForStream();
-    const kinds = listKinds(honored);
-    const uris = honored.resourceSubscriptions ?? [];
     const stream = new ListenStream({
       id,
       honored,
@@ -142,18 +155,23 @@ export class ServerCore {
       maxPending: this.limits.maxPendingPerStream,
       maxPendingBytes: this.limits.maxPendingBytesPerStream,
       finishTimeoutMs: this.limits.finishTimeoutMs,
-      onEnd: (ended, reason) => {
-        this.streams.delete(ended);
-        for (const kind of kinds) this.index.removeKind(kind, ended);
-        for (const uri of uris) this.index.removeUri(uri, ended);
-        onEnd(reason);
-      },
+      logic: this.streamLogic,
+      core: this,
+      owner,
+      inspect: this.inspect,
     });
     this.streams.add(stream);
     stream.acknowledge();
-    for (const kind of kinds) this.index.addKind(kind, stream);
-    for (const uri of uris) this.index.addUri(uri, stream);
+    for (const kind of listKinds(honored)) this.index.addKind(kind, stream);
+    for (const uri of honored.resourceSubscriptions ?? []) this.index.addUri(uri, stream);
     return stream;
+  }
+
+  /** For each stream, once: it has ended, so it leaves the index (kept here, not as a closure per stream). */
+  streamEnded(stream: ListenStream): void {
+    this.streams.delete(stream);
+    for (const kind of listKinds(stream.honored)) this.index.removeKind(kind, stream);
+    for (const uri of stream.honored.resourceSubscriptions ?? []) this.index.removeUri(uri, stream);
   }
 
   /** Throws ServerClosingError while closing, LimitExceededError past maxListenStreams. */

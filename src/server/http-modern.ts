@@ -136,13 +136,15 @@ function openListenStream(
   const outbox = startSse(res, core.limits.outboxHighWater);
   const stopKeepAlive = keepAlive(res, outbox, keepAliveMs);
   const cancel = () => stream.cancel();
-  const stream = core.openStream(request.id, honored, outbox, (reason) => {
-    stopKeepAlive();
-    res.off('close', cancel);
-    // completed / slow_consumer: the last message is flushed. finish_timeout: the
-    // client stopped reading, so cut the response instead of queueing its end.
-    if (reason.type === 'completed' || reason.type === 'slow_consumer') res.end();
-    else res.destroy();
+  const stream = core.openStream(request.id, honored, outbox, {
+    streamEnded: (_stream, reason) => {
+      stopKeepAlive();
+      res.off('close', cancel);
+      // completed / slow_consumer: the last message is flushed. finish_timeout: the
+      // client stopped reading, so cut the response instead of queueing its end.
+      if (reason.type === 'completed' || reason.type === 'slow_consumer') res.end();
+      else res.destroy();
+    },
   });
   res.on('close', cancel);
   streams.add(stream, res);

@@ -96,5 +96,5 @@ export {
   type JsonValue,
 } from './input-required.ts';
 export { newRequestStateKey } from './request-state.ts';
-export type { StreamEndReason } from './listen-stream.ts';
+export type { StreamEndReason, StreamInspector } from './listen-stream.ts';
 export type { SessionEndReason } from './legacy-session.ts';

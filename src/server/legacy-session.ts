@@ -111,7 +111,7 @@ export class LegacySession implements Audience {
   /** Where unsolicited messages go from now on (stdio: the connection; HTTP: the GET stream). */
   attach(outbox: Outbox): void {
     this.lane?.kill();
-    this.lane = new Lane(outbox, this.options.maxPending, this.options.maxPendingBytes, (overflow) => this.end(overflow));
+    this.lane = new Lane(outbox, this.options.maxPending, this.options.maxPendingBytes, { overflowed: (overflow) => this.end(overflow) });
   }
 
   subscribe(uri: string): void {

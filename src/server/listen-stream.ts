@@ -4,18 +4,39 @@
  * events, the graceful completion and the slow-consumer error into the
  * outbox it was given (the stdio connection's, or the listen request's own
  * HTTP response).
+ *
+ * A server holds streams by the ten thousand, so a stream keeps only what its
+ * state needs: the machine runs on a LeanActor (the snapshot and a few fields,
+ * not an xstate actor object with its own system), the stream is that actor's
+ * host and its lane's owner (methods, not closures), and the promise
+ * `complete()` returns is made only when someone asks for it.
  */
-import { createActor, fromPromise, type Actor } from 'xstate';
-import { listenStreamMachine, type SlowConsumer, type StreamEndReason, type StreamEnding, type ListenStreamEvent } from '../../machines/listen-stream.machine.ts';
+import type { InspectionEvent, Observer, SnapshotFrom } from 'xstate';
+import {
+  listenStreamMachine,
+  type ListenStreamCommand,
+  type SlowConsumer,
+  type StreamEndReason,
+} from '../../machines/listen-stream.machine.ts';
+import { LeanActor, type LeanActorHost } from '../client/lean-actor.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { RequestId } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
 import { LIST_CHANGED_METHOD, type Audience } from './audience-index.ts';
 import type { ConcreteChange } from './bus.ts';
-import { Lane, type Outbox } from './outbox.ts';
+import { Lane, type LaneOwner, type Outbox } from './outbox.ts';
 
 export type { StreamEndReason };
 
+/** Something that hears, once, that a stream has closed (its last message already queued). */
+export interface StreamOwner {
+  streamEnded(stream: ListenStream, reason: StreamEndReason): void;
+}
+
+/** Receives the inspection events of every listen-stream actor (the Stately inspector, or any observer). */
+export type StreamInspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+/** What one stream is opened with. */
 export interface ListenStreamOptions {
   id: RequestId;
   honored: NotificationFilter;
@@ -23,49 +44,51 @@ export interface ListenStreamOptions {
   maxPending: number;
   maxPendingBytes: number;
   finishTimeoutMs: number;
-  /** Called once when the stream has closed; its last message is already queued. */
-  onEnd(stream: ListenStream, reason: StreamEndReason): void;
+  /** The listen-stream machine, or one that runs it with shared steps (listen-stream-logic.ts). */
+  logic: typeof listenStreamMachine;
+  /** Told first when the stream ends: the server core, which unindexes it. */
+  core: StreamOwner;
+  /** Told next: the transport that opened it. */
+  owner: StreamOwner;
+  inspect?: StreamInspector | undefined;
 }
 
-export class ListenStream implements Audience {
+type Snapshot = SnapshotFrom<typeof listenStreamMachine>;
+
+/** One open listen stream: an Audience of the change index, the host of its lifecycle actor. */
+export class ListenStream implements Audience, LaneOwner, LeanActorHost<typeof listenStreamMachine> {
   readonly id: RequestId;
   readonly honored: NotificationFilter;
+  /** For the LeanActor: where its inspection events go (none by default). */
+  readonly inspect: StreamInspector | undefined;
   private readonly metaJson: string;
+  private readonly outbox: Outbox;
   private readonly lane: Lane;
-  private readonly actor: Actor<typeof listenStreamMachine>;
+  private readonly core: StreamOwner;
+  private readonly owner: StreamOwner;
+  private readonly actor: LeanActor<typeof listenStreamMachine>;
   private open = false;
-  private readonly done: Promise<StreamEndReason>;
+  private reason: StreamEndReason | undefined;
+  /** Callers of complete() waiting for the end; made on the first. */
+  private waiters: ((reason: StreamEndReason) => void)[] | undefined;
 
-  constructor(private readonly options: ListenStreamOptions) {
+  constructor(options: ListenStreamOptions) {
     this.id = options.id;
     this.honored = options.honored;
+    this.inspect = options.inspect;
     this.metaJson = `{${JSON.stringify(MetaKey.subscriptionId)}:${JSON.stringify(options.id)}}`;
-    this.lane = new Lane(options.outbox, options.maxPending, options.maxPendingBytes, (overflow) => this.send({ type: 'overflow', overflow }));
-    const finish = fromPromise<void, StreamEnding>(async ({ input }) => {
-      options.outbox.push(input.type === 'completed' ? this.completionFrame() : this.slowConsumerFrame(input));
-      await options.outbox.flushed();
-    });
-    this.actor = createActor(listenStreamMachine.provide({ actors: { finish } }), {
-      input: { finishTimeoutMs: options.finishTimeoutMs },
-    });
-    let resolveDone!: (reason: StreamEndReason) => void;
-    this.done = new Promise((resolve) => (resolveDone = resolve));
-    this.actor.subscribe((snapshot) => {
-      this.open = snapshot.value === 'open';
-      if (snapshot.status === 'done') {
-        this.lane.kill();
-        const reason = snapshot.output;
-        options.onEnd(this, reason);
-        resolveDone(reason);
-      }
-    });
+    this.outbox = options.outbox;
+    this.lane = new Lane(options.outbox, options.maxPending, options.maxPendingBytes, this);
+    this.core = options.core;
+    this.owner = options.owner;
+    this.actor = new LeanActor(options.logic, { finishTimeoutMs: options.finishTimeoutMs }, this);
     this.actor.start();
   }
 
   /** Writes the acknowledgment, the stream's first message, then opens it for events. */
   acknowledge(): void {
     const params = `{"_meta":${this.metaJson},"notifications":${JSON.stringify(this.honored)}}`;
-    this.options.outbox.push(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":${params}}`);
+    this.outbox.push(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":${params}}`);
     this.actor.send({ type: 'ack.sent' });
   }
 
@@ -82,22 +105,49 @@ export class ListenStream implements Audience {
   }
 
   cancel(): void {
-    this.send({ type: 'client.cancelled' });
+    this.actor.send({ type: 'client.cancelled' });
   }
 
   transportClosed(): void {
-    this.send({ type: 'transport.closed' });
+    this.actor.send({ type: 'transport.closed' });
   }
 
-  /** Ends the stream gracefully; resolves with how it actually ended. */
+  /**
+   * Ends the stream gracefully; resolves with how it actually ended. Events
+   * for a stream that already ended (completed from two places, cancelled as
+   * it completes) change nothing: its actor is done.
+   */
   complete(): Promise<StreamEndReason> {
-    this.send({ type: 'server.complete' });
-    return this.done;
+    if (this.reason) return Promise.resolve(this.reason);
+    const ended = new Promise<StreamEndReason>((resolve) => (this.waiters ??= []).push(resolve));
+    this.actor.send({ type: 'server.complete' });
+    return ended;
   }
 
-  /** Events for a stream that already ended (completed from two places, cancelled as it completes) change nothing. */
-  private send(event: ListenStreamEvent): void {
-    if (this.actor.getSnapshot().status === 'active') this.actor.send(event);
+  /** For the lane: more was waiting than the stream's bounds allow. */
+  overflowed(overflow: SlowConsumer): void {
+    this.actor.send({ type: 'overflow', overflow });
+  }
+
+  /** For the actor: `finish` writes the last message and reports once the outbox has flushed it. */
+  onEmit(command: ListenStreamCommand): void {
+    const { ending } = command;
+    this.outbox.push(ending.type === 'completed' ? this.completionFrame() : this.slowConsumerFrame(ending));
+    void this.outbox.flushed().then(() => this.actor.send({ type: 'finish.flushed' }));
+  }
+
+  /** For the actor: events flow only while open; once done, the stream is unindexed and its owners told. */
+  onSnapshot(snapshot: Snapshot): void {
+    this.open = snapshot.value === 'open';
+    if (snapshot.status !== 'done') return;
+    this.lane.kill();
+    const reason = snapshot.output;
+    this.reason = reason;
+    this.core.streamEnded(this, reason);
+    this.owner.streamEnded(this, reason);
+    const waiters = this.waiters;
+    this.waiters = undefined;
+    for (const resolve of waiters ?? []) resolve(reason);
   }
 
   private completionFrame(): string {

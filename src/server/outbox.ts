@@ -212,13 +212,18 @@ export class Outbox {
   }
 }
 
+/** Who a lane tells that it overflowed (its stream or session, which then ends). */
+export interface LaneOwner {
+  overflowed(overflow: SlowConsumer): void;
+}
+
 /**
  * One owner's share of an outbox: coalesces repeats of a waiting event and
  * bounds how many distinct events, and how many bytes of them (UTF-8), may wait.
  */
 export class Lane {
-  /** Each waiting event's key and length. */
-  private readonly pending = new Map<string, number>();
+  /** Each waiting event's key and length; made on the first (most lanes of an idle server hold nothing). */
+  private pending: Map<string, number> | undefined;
   private pendingBytes = 0;
   dead = false;
 
@@ -226,33 +231,37 @@ export class Lane {
     private readonly outbox: Outbox,
     private readonly maxPending: number,
     private readonly maxPendingBytes: number,
-    private readonly onOverflow: (overflow: SlowConsumer) => void,
+    private readonly owner: LaneOwner,
   ) {}
 
   /** Queues `json` unless an event with the same key is still waiting. */
   offer(key: string, json: string): void {
-    if (this.dead || this.pending.has(key)) return;
-    const tooMany = this.pending.size >= this.maxPending;
+    if (this.dead || this.pending?.has(key)) return;
+    const tooMany = (this.pending?.size ?? 0) >= this.maxPending;
     const bytes = Buffer.byteLength(json);
     if (tooMany || (this.pendingBytes + bytes > this.maxPendingBytes && !this.outbox.draining)) {
       this.kill();
-      this.onOverflow({ type: 'slow_consumer', exceeded: tooMany ? 'events' : 'bytes', maxPending: this.maxPending, maxPendingBytes: this.maxPendingBytes });
+      this.owner.overflowed({ type: 'slow_consumer', exceeded: tooMany ? 'events' : 'bytes', maxPending: this.maxPending, maxPendingBytes: this.maxPendingBytes });
       return;
     }
-    this.pending.set(key, bytes);
+    (this.pending ??= new Map()).set(key, bytes);
     this.pendingBytes += bytes;
     this.outbox.push(json, this, key);
   }
 
   written(key: string): void {
-    this.pendingBytes -= this.pending.get(key) ?? 0;
-    this.pending.delete(key);
+    const pending = this.pending;
+    if (!pending) return;
+    this.pendingBytes -= pending.get(key) ?? 0;
+    pending.delete(key);
+    // An idle stream goes back to holding nothing.
+    if (pending.size === 0) this.pending = undefined;
   }
 
   /** Drops this lane's waiting events; nothing more is accepted. */
   kill(): void {
     this.dead = true;
-    this.pending.clear();
+    this.pending = undefined;
     this.pendingBytes = 0;
   }
 }

@@ -23,7 +23,7 @@ import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { InputGate } from './input-gate.ts';
 import { LineReader, type LineEvent } from './line-reader.ts';
-import type { ListenStream } from './listen-stream.ts';
+import type { ListenStream, StreamOwner } from './listen-stream.ts';
 import { routeListen, routeModern } from './modern-router.ts';
 import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
 import { Outbox } from './outbox.ts';
@@ -52,6 +52,8 @@ export class StdioConnection implements StdioConnectionHandle {
   private readonly outbox: Outbox;
   private readonly inflight = new Map<string, AbortController>();
   private readonly streams = new Map<string, ListenStream>();
+  /** One for all of this connection's streams: an ended stream leaves the table. */
+  private readonly streamOwner: StreamOwner = { streamEnded: (stream) => this.streams.delete(requestKey(stream.id)) };
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private ended = false;
@@ -187,7 +189,7 @@ export class StdioConnection implements StdioConnectionHandle {
       return;
     }
     try {
-      const stream = this.core.openStream(id, honored, this.outbox, () => this.streams.delete(key));
+      const stream = this.core.openStream(id, honored, this.outbox, this.streamOwner);
       this.streams.set(key, stream);
     } catch (error) {
       this.outbox.answer(errorFrame(id, error as WireError));

@@ -1,16 +1,31 @@
 /**
  * The server-side machines on their own: fake actors and the simulated clock.
  */
-import { createActor, fromPromise, SimulatedClock } from 'xstate';
+import { createActor, SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { LeanActor } from '../../src/client/lean-actor.ts';
+import { sharedStepsLogic } from '../../src/server/listen-stream-logic.ts';
 import { listenStreamMachine, type StreamEnding } from '../../machines/listen-stream.machine.ts';
 import { serverSessionMachine } from '../../machines/server-session.machine.ts';
 
-const neverFinishes = fromPromise<void, StreamEnding>(() => new Promise<void>(() => {}));
+// Every rule under xstate's own actor, under the LeanActor the server runs each stream in, and
+// with the steps a server shares between its streams (one logic for every actor of a run, as a server has).
+describe.each(['xstate actor', 'lean actor', 'lean actor, shared steps'] as const)('listen-stream machine (%s)', (runtime) => {
+  const shared = sharedStepsLogic();
+  const start = (finishTimeoutMs: number, clock?: SimulatedClock) => {
+    const finishes: StreamEnding[] = [];
+    if (runtime !== 'xstate actor') {
+      const host = { clock, onEmit: (command: { ending: StreamEnding }) => void finishes.push(command.ending), onSnapshot: () => undefined };
+      const logic = runtime === 'lean actor' ? listenStreamMachine : shared;
+      return { actor: new LeanActor(logic, { finishTimeoutMs }, host).start(), finishes };
+    }
+    const actor = createActor(listenStreamMachine, clock ? { input: { finishTimeoutMs }, clock } : { input: { finishTimeoutMs } });
+    actor.on('finish', (command) => finishes.push(command.ending));
+    return { actor: actor.start(), finishes };
+  };
 
-describe('listen-stream machine', () => {
   it('opens only after the acknowledgment was sent', () => {
-    const actor = createActor(listenStreamMachine, { input: { finishTimeoutMs: 1000 } }).start();
+    const { actor } = start(1000);
     expect(actor.getSnapshot().value).toBe('acknowledging');
     actor.send({ type: 'ack.sent' });
     expect(actor.getSnapshot().value).toBe('open');
@@ -22,43 +37,40 @@ describe('listen-stream machine', () => {
       [{ type: 'transport.closed' }, { type: 'transport_closed' }],
     ] as const;
     for (const [event, reason] of cases) {
-      const actor = createActor(listenStreamMachine, { input: { finishTimeoutMs: 1000 } }).start();
+      const { actor, finishes } = start(1000);
       actor.send({ type: 'ack.sent' });
       actor.send(event);
       expect(actor.getSnapshot().status).toBe('done');
       expect(actor.getSnapshot().output).toEqual(reason);
+      expect(finishes).toEqual([]);
     }
   });
 
-  it('completes once the completion is flushed', async () => {
-    const endings: StreamEnding[] = [];
-    const flushed = fromPromise<void, StreamEnding>(async ({ input }) => void endings.push(input));
-    const actor = createActor(listenStreamMachine.provide({ actors: { finish: flushed } }), { input: { finishTimeoutMs: 1000 } }).start();
+  it('asks for the completion to be written, and completes once it is flushed', () => {
+    const { actor, finishes } = start(1000);
     actor.send({ type: 'ack.sent' });
     actor.send({ type: 'server.complete' });
     expect(actor.getSnapshot().value).toBe('closing');
-    await new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
-    expect(endings).toEqual([{ type: 'completed' }]);
+    expect(finishes).toEqual([{ type: 'completed' }]);
+    actor.send({ type: 'finish.flushed' });
     expect(actor.getSnapshot().output).toEqual({ type: 'completed' });
   });
 
-  it('on overflow, finishes with the slow-consumer error and ends slow_consumer once it is flushed', async () => {
-    const endings: StreamEnding[] = [];
-    const flushed = fromPromise<void, StreamEnding>(async ({ input }) => void endings.push(input));
-    const actor = createActor(listenStreamMachine.provide({ actors: { finish: flushed } }), { input: { finishTimeoutMs: 1000 } }).start();
+  it('on overflow, asks for the slow-consumer error and ends slow_consumer once it is flushed', () => {
+    const { actor, finishes } = start(1000);
     actor.send({ type: 'ack.sent' });
     const overflow = { type: 'slow_consumer', exceeded: 'bytes', maxPending: 8, maxPendingBytes: 1024 } as const;
     actor.send({ type: 'overflow', overflow });
     expect(actor.getSnapshot().value).toBe('closing');
-    await new Promise<void>((resolve) => actor.subscribe({ complete: resolve }));
-    expect(endings).toEqual([overflow]);
+    expect(finishes).toEqual([overflow]);
+    actor.send({ type: 'finish.flushed' });
     expect(actor.getSnapshot().output).toEqual(overflow);
   });
 
   it('cuts a last message that never flushes after finishTimeout, reporting finish_timeout (not completed)', () => {
     for (const end of [{ type: 'server.complete' }, { type: 'overflow', overflow: { type: 'slow_consumer', exceeded: 'events', maxPending: 4, maxPendingBytes: 1024 } }] as const) {
       const clock = new SimulatedClock();
-      const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 }, clock }).start();
+      const { actor } = start(5000, clock);
       actor.send({ type: 'ack.sent' });
       actor.send(end);
       clock.increment(4999);
@@ -69,7 +81,7 @@ describe('listen-stream machine', () => {
   });
 
   it('a client cancelling while the completion is flushing ends it as cancelled', () => {
-    const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 } }).start();
+    const { actor } = start(5000);
     actor.send({ type: 'ack.sent' });
     actor.send({ type: 'server.complete' });
     actor.send({ type: 'client.cancelled' });
@@ -77,10 +89,11 @@ describe('listen-stream machine', () => {
   });
 
   it('closing before the acknowledgment went out ends at once, without a finish', () => {
-    const actor = createActor(listenStreamMachine.provide({ actors: { finish: neverFinishes } }), { input: { finishTimeoutMs: 5000 } }).start();
+    const { actor, finishes } = start(5000);
     actor.send({ type: 'server.complete' });
     expect(actor.getSnapshot().status).toBe('done');
     expect(actor.getSnapshot().output).toEqual({ type: 'completed' });
+    expect(finishes).toEqual([]);
   });
 });
 
@@ -178,5 +191,25 @@ describe('server-session machine', () => {
       clock.increment(1);
       expect(actor.getSnapshot().output).toEqual({ type: 'idle_timeout', idleMs: 60_000 });
     });
+  });
+});
+
+describe('listen-stream logic with shared steps', () => {
+  it('hands every stream the snapshots xstate computes, sharing the initial and open ones', () => {
+    const shared = sharedStepsLogic();
+    const host = { onEmit: () => undefined, onSnapshot: () => undefined };
+    const [a, b] = [0, 1].map(() => new LeanActor(shared, { finishTimeoutMs: 1000 }, host).start());
+    const plain = createActor(listenStreamMachine, { input: { finishTimeoutMs: 1000 } }).start();
+    expect(a!.getSnapshot()).toBe(b!.getSnapshot());
+    expect(a!.getSnapshot().toJSON()).toEqual(plain.getSnapshot().toJSON());
+    for (const actor of [a!, b!, plain]) actor.send({ type: 'ack.sent' });
+    expect(a!.getSnapshot()).toBe(b!.getSnapshot());
+    expect(a!.getSnapshot().toJSON()).toEqual(plain.getSnapshot().toJSON());
+    // Past the shared steps, each stream's snapshots are its own.
+    a!.send({ type: 'client.cancelled' });
+    expect(a!.getSnapshot().output).toEqual({ type: 'client_cancelled' });
+    expect(b!.getSnapshot().value).toBe('open');
+    // A different finishTimeoutMs is a different start.
+    expect(new LeanActor(shared, { finishTimeoutMs: 2000 }, host).start().getSnapshot().context.finishTimeoutMs).toBe(2000);
   });
 });
