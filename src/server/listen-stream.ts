@@ -18,7 +18,7 @@ import {
   type SlowConsumer,
   type StreamEndReason,
 } from '../../machines/listen-stream.machine.ts';
-import { LeanActor, type LeanActorHost } from '../client/lean-actor.ts';
+import { LeanActor, type LeanActorHost } from '../runtime/lean-actor.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { RequestId } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';

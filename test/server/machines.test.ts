@@ -3,7 +3,7 @@
  */
 import { createActor, SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { LeanActor } from '../../src/client/lean-actor.ts';
+import { LeanActor } from '../../src/runtime/lean-actor.ts';
 import { sharedStepsLogic } from '../../src/server/listen-stream-logic.ts';
 import { listenStreamMachine, type StreamEnding } from '../../machines/listen-stream.machine.ts';
 import { serverSessionMachine } from '../../machines/server-session.machine.ts';
