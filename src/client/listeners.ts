@@ -197,8 +197,10 @@ export class NotificationListeners {
         break;
       case 'connection.ready':
         this.#generation = event.generation;
-        this.#worker.send({ type: 'connection.ready', era: event.era, generation: event.generation });
+        // Listeners first: a worker holding no URI has its resubscribe report at once, and a listener
+        // still paused would miss it.
         if (event.era === 'legacy') this.#broadcast({ type: 'connection.ready', generation: event.generation });
+        this.#worker.send({ type: 'connection.ready', era: event.era, generation: event.generation });
         break;
       case 'connection.era_changed':
         if (event.to !== 'modern') break;
