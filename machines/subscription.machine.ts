@@ -1,12 +1,11 @@
 /**
  * One modern-era `subscriptions/listen` stream.
  *
- *   listening.opening ──ack──▶ listening.active ──lost──▶ paused
- *        ▲                                                  │ ready (modern)
- *        └──── ready, never acknowledged ───────────────────┤
- *   listening.reopening ◀── ready, acknowledged before ─────┘
- *        └──ack──▶ listening.resyncing ──snapshot──▶ listening.active
- *   listening ──ended unanswered, reconnection on──▶ relistening ──backoff──▶ reopening | opening
+ *   listening.awaitingAck ──ack, first──▶ listening.active ──lost──▶ paused
+ *        ▲   └──ack, acknowledged before──▶ listening.resyncing      │
+ *        │                         └──snapshot──▶ listening.active  │
+ *        └──────────────────── ready (modern) ──────────────────────┘
+ *   listening ──ended unanswered, reconnection on──▶ relistening ──backoff──▶ awaitingAck
  *   any of them ──▶ closed (final; output: ClosedReason)
  *
  * A stream the live server ends without answering (an HTTP response cut by
@@ -36,7 +35,10 @@
  * - `resync.start` (entering `resyncing`): fetch the snapshot and report it as
  *   `resync.done` or `resync.failed`; `resync.cancel` (leaving it): drop that
  *   fetch, after which nothing it says is reported.
- * In `opening`, `reopening` and `paused` no route is set: nothing is delivered.
+ * - a notification that arrives while held is reported (`notification.held`)
+ *   before it is kept: past `holdCap` this machine ends the stream as
+ *   `delivery_dropped`, and the route it stops keeps nothing more.
+ * In `awaitingAck` and `paused` no route is set: nothing is delivered.
  */
 import { assign, emit, setup } from 'xstate';
 import type { ClosedReason } from './closed-reason.ts';
@@ -68,7 +70,9 @@ export type SubscriptionLocalEvent =
   /** The subscriber (an actor, an abandoned iterator) is gone. */
   | { type: 'subscriber.stopped' }
   /** The mailbox shed a delivery at its cap. */
-  | { type: 'delivery.dropped'; cap: number };
+  | { type: 'delivery.dropped'; cap: number }
+  /** The route is holding one more notification during a resync (this machine decides whether that is too many). */
+  | { type: 'notification.held' };
 
 export type SubscriptionEvent = ListenWireEvent | ResyncEvent | ConnectionLifecycleEvent | SubscriptionLocalEvent;
 
@@ -83,6 +87,8 @@ export interface SubscriptionInput {
   subscriptionId: SubscriptionId;
   requested: NotificationFilter;
   ackTimeoutMs: number;
+  /** Most notifications held during a resync: the mailbox cap, since they are in flight too. */
+  holdCap: number;
   /** `false` while reconnection is off: an unanswered end is then `remote`. */
   relisten: RelistenPolicy | false;
 }
@@ -116,6 +122,8 @@ export interface SubscriptionContext extends SubscriptionInput {
   /** Re-listens in a row (see `countRelisten`), and the delay before the next one. */
   relistens: number;
   relistenDelayMs: number;
+  /** Notifications held in the current resync. */
+  held: number;
 }
 
 /** The closed reason an outside event stands for, or undefined if it does not end the stream. */
@@ -171,6 +179,7 @@ export const subscriptionMachine = setup({
       context.relisten !== false && (context.relistens < context.relisten.backoff.maxAttempts || recovered(context.relisten, event)),
     relistenExhausted: ({ context }) => context.relisten !== false,
     resyncInterrupted: ({ event }) => event.type === 'resync.failed' && event.error instanceof ResyncInterruptedError,
+    holdFull: ({ context }) => context.held >= context.holdCap,
   },
   delays: {
     ackTimeout: ({ context }) => context.ackTimeoutMs,
@@ -200,6 +209,9 @@ export const subscriptionMachine = setup({
         ),
       }),
     }),
+    recordHoldOverflow: assign({ reason: ({ context }) => ({ type: 'delivery_dropped' as const, cap: context.holdCap }) }),
+    countHeld: assign({ held: ({ context }) => context.held + 1 }),
+    forgetHeld: assign({ held: 0 }),
     recordResyncFailure: assign({ reason: ({ context, event }) => (event.type === 'resync.failed' ? { type: 'refused', error: event.error } : context.reason) }),
     assignHonored: assign({ honored: ({ context, event }) => (event.type === 'listen.acknowledged' ? event.honored : context.honored) }),
     countRelisten: assign(({ context, event }) => {
@@ -223,7 +235,7 @@ export const subscriptionMachine = setup({
   },
 }).createMachine({
   id: 'subscription',
-  context: ({ input }) => ({ ...input, honored: undefined, resynced: undefined, reason: undefined, relistens: 0, relistenDelayMs: 0 }),
+  context: ({ input }) => ({ ...input, honored: undefined, resynced: undefined, reason: undefined, relistens: 0, relistenDelayMs: 0, held: 0 }),
   initial: 'listening',
   on: {
     'connection.closed': { target: '.closed', actions: 'recordReason' },
@@ -231,7 +243,7 @@ export const subscriptionMachine = setup({
   },
   states: {
     listening: {
-      initial: 'opening',
+      initial: 'awaitingAck',
       entry: 'openOnWire',
       exit: 'releaseOnWire',
       on: {
@@ -251,11 +263,14 @@ export const subscriptionMachine = setup({
         'delivery.dropped': { target: '.cancelling', actions: 'recordReason' },
       },
       states: {
-        opening: {
+        // The same wait for a first listen and for a re-listen; what follows the acknowledgment is the guard's.
+        awaitingAck: {
           after: { ackTimeout: { target: 'cancelling', actions: 'recordAckTimeout' } },
           on: {
             'listen.acknowledged': [
               { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
+              // Acknowledged before: the stream had a gap, so the subscriber gets a resync snapshot first.
+              { guard: 'everAcknowledged', target: 'resyncing', actions: 'assignHonored' },
               { target: 'active', actions: 'assignHonored' },
             ],
             'listen.ack_malformed': { target: 'cancelling', actions: 'recordMalformedAck' },
@@ -271,20 +286,11 @@ export const subscriptionMachine = setup({
             'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
           },
         },
-        reopening: {
-          after: { ackTimeout: { target: 'cancelling', actions: 'recordAckTimeout' } },
-          on: {
-            'listen.acknowledged': [
-              { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
-              { target: 'resyncing', actions: 'assignHonored' },
-            ],
-            'listen.ack_malformed': { target: 'cancelling', actions: 'recordMalformedAck' },
-          },
-        },
         resyncing: {
-          entry: ['routeHold', 'startResync'],
+          entry: ['forgetHeld', 'routeHold', 'startResync'],
           exit: ['cancelResync', 'routeStop'],
           on: {
+            'notification.held': [{ guard: 'holdFull', target: 'cancelling', actions: 'recordHoldOverflow' }, { actions: 'countHeld' }],
             'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
             'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
             'resync.done': { target: 'active', actions: 'rememberSnapshot' },
@@ -304,7 +310,7 @@ export const subscriptionMachine = setup({
     },
     relistening: {
       after: {
-        relistenDelay: [{ guard: 'everAcknowledged', target: 'listening.reopening' }, { target: 'listening.opening' }],
+        relistenDelay: 'listening.awaitingAck',
       },
       on: {
         'connection.lost': { target: 'paused' },
@@ -316,8 +322,7 @@ export const subscriptionMachine = setup({
       on: {
         'connection.ready': [
           { guard: 'readyInOtherEra', target: 'closed', actions: 'recordReason' },
-          { guard: 'everAcknowledged', target: 'listening.reopening' },
-          { target: 'listening.opening' },
+          { target: 'listening.awaitingAck' },
         ],
         close: { target: 'closed', actions: 'recordReason' },
         'subscriber.stopped': { target: 'closed', actions: 'recordReason' },

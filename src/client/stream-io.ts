@@ -26,8 +26,6 @@ export interface StreamIo {
   readonly port: ListenPort;
   readonly ref: SubscriptionRef;
   readonly mailbox: Mailbox;
-  /** Most events held during a resync: the mailbox cap, since they are in flight too. */
-  readonly holdCap: number;
   /** Sends to the subscription actor (ignored once it is over). */
   send(event: SubscriptionEvent): void;
 }
@@ -109,9 +107,9 @@ export class StreamWire {
     if (this.route === 'deliver') {
       if (filterAllows(this.honored, method, params)) this.io.mailbox.push({ type: 'notification', ref: this.io.ref, method, params });
     } else if (this.route === 'hold') {
-      const held = (this.held ??= []);
-      if (held.length >= this.io.holdCap) this.io.send({ type: 'delivery.dropped', cap: this.io.holdCap });
-      else held.push([method, params]);
+      // The machine counts what is held and decides when it is too much; a stopped route keeps nothing.
+      this.io.send({ type: 'notification.held' });
+      if (this.route === 'hold') (this.held ??= []).push([method, params]);
     }
   }
 

@@ -26,7 +26,7 @@ const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a',
 type Runtime = 'xstate actor' | 'lean actor';
 
 /** Records what the machine emits for its I/O; the test plays the wire and the resync fetch. */
-function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolicy | false = false) {
+function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolicy | false = false, holdCap = 4) {
   const log: string[] = [];
   const listens: ListenInput[] = [];
   const deliveries: Omit<Extract<ListenCommand, { type: 'route.deliver' }>, 'type'>[] = [];
@@ -59,7 +59,7 @@ function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolic
     }
   };
   const clock = new SimulatedClock();
-  const input = { subscriptionId: 7, requested, ackTimeoutMs, relisten };
+  const input = { subscriptionId: 7, requested, ackTimeoutMs, holdCap, relisten };
   const actor: { send(event: SubscriptionEvent): void; getSnapshot(): SnapshotFrom<typeof subscriptionMachine> } =
     runtime === 'lean actor' ? new LeanActor(subscriptionMachine, input, { clock, onEmit: perform, onSnapshot: () => undefined }).start() : xstateActor();
   function xstateActor() {
@@ -78,7 +78,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
   describe('subscription machine: opening', () => {
     it('sends the listen and installs no route until acknowledged', () => {
       const h = harness(runtime);
-      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       expect(h.listens).toEqual([{ subscriptionId: 7, filter: requested }]);
       expect(h.log).toEqual(['listen.open 7']);
     });
@@ -125,7 +125,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
     it('no acknowledgment within the ack timeout closes as remote with ListenAckTimeoutError and cancels', () => {
       const h = harness(runtime, 1_000);
       h.clock.increment(999);
-      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       h.clock.increment(1);
       const reason = h.output();
       expect(reason?.type).toBe('remote');
@@ -262,7 +262,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       h.actor.send({ type: 'connection.lost', cause: 'eof' });
       h.log.length = 0;
       h.actor.send(ready);
-      expect(h.state()).toEqual({ listening: 'reopening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       expect(h.listens.map((l) => l.subscriptionId)).toEqual([7, 7]);
       h.open();
       expect(h.state()).toEqual({ listening: 'resyncing' });
@@ -277,6 +277,34 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       expect(h.actor.getSnapshot().context.resynced).toBe(snapshot);
       h.actor.send({ type: 'connection.lost', cause: 'again' });
       expect(h.actor.getSnapshot().context.resynced).toBeUndefined();
+    });
+
+    it('counts what the route holds during a resync and ends as delivery_dropped past the hold cap, cancelling', () => {
+      const h = harness(runtime, 1_000, false, 2);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send(ready);
+      h.open();
+      h.actor.send({ type: 'notification.held' });
+      h.actor.send({ type: 'notification.held' });
+      expect(h.state()).toEqual({ listening: 'resyncing' });
+      h.actor.send({ type: 'notification.held' });
+      expect(h.output()).toEqual({ type: 'delivery_dropped', cap: 2 });
+      expect(h.log.slice(-4)).toEqual(['resync.cancel', 'holding.stop', 'listen.cancel', 'listen.release']);
+    });
+
+    it('holds up to the cap afresh in every resync', async () => {
+      const h = harness(runtime, 1_000, false, 1);
+      h.open();
+      for (const round of [1, 2]) {
+        h.actor.send({ type: 'connection.lost', cause: 'eof' });
+        h.actor.send(ready);
+        h.open();
+        h.actor.send({ type: 'notification.held' });
+        h.resyncs[round - 1]?.resolve({});
+        await h.flush();
+        expect(h.state()).toEqual({ listening: 'active' });
+      }
     });
 
     it('the re-listen ack timeout applies in reopening', () => {
@@ -312,7 +340,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       const h = harness(runtime);
       h.actor.send({ type: 'connection.lost', cause: 'eof' });
       h.actor.send(ready);
-      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       h.open();
       expect(h.deliveries).toEqual([{ honored: requested, resynced: undefined }]);
     });
@@ -412,7 +440,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       h.clock.increment(99);
       expect(h.state()).toBe('relistening');
       h.clock.increment(1);
-      expect(h.state()).toEqual({ listening: 'reopening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       expect(h.listens.map((listen) => listen.subscriptionId)).toEqual([7, 7]);
       h.open();
       expect(h.state()).toEqual({ listening: 'resyncing' });
@@ -423,7 +451,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       const h = harness(runtime, 1_000, relisten);
       h.actor.send(ended());
       h.clock.increment(100);
-      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
     });
 
     it('gives up after its attempts as reconnect_exhausted; a run acknowledged longer than the longest delay starts the count again', () => {
