@@ -11,9 +11,9 @@
  * A stream the live server ends without answering (an HTTP response cut by
  * a proxy, a server dropping it) is not spent while reconnection is on: it
  * listens again under the same id after the connection's backoff, for at
- * most its attempts, then ends as `reconnect_exhausted`. A run that had been
- * acknowledged for longer than the backoff's longest delay counts as
- * recovered: the count starts again (a proxy cutting an idle stream every
+ * most its attempts, then ends as `reconnect_exhausted`. A re-listened run
+ * that delivers (`listening.relistened`) for longer than the backoff's longest
+ * delay, on this machine's clock, counts as recovered: the count starts again (a proxy cutting an idle stream every
  * few minutes never exhausts it; a server that drops every stream at once
  * does). With reconnection off it ends as `remote`.
  *
@@ -58,8 +58,8 @@ export type ListenWireEvent =
   | { type: 'listen.result'; result: unknown }
   | { type: 'listen.error'; error: unknown }
   | { type: 'listen.cancelled'; reason: string | undefined }
-  /** The stream ended with no answer; `acknowledgedForMs`: how long it had been acknowledged (0 if never). */
-  | { type: 'listen.ended'; cause: unknown; acknowledgedForMs?: number };
+  /** The stream ended with no answer. */
+  | { type: 'listen.ended'; cause: unknown };
 
 /** What the I/O reports about the resync snapshot it was asked for. */
 export type ResyncEvent = { type: 'resync.done'; snapshot: object } | { type: 'resync.failed'; error: unknown };
@@ -154,10 +154,16 @@ function reasonFor(event: SubscriptionEvent): ClosedReason | undefined {
   }
 }
 
-/** Whether the run that just ended unanswered had been acknowledged longer than the longest backoff delay: then the re-listen count starts again. */
-function recovered(relisten: RelistenPolicy, event: SubscriptionEvent): boolean {
-  return event.type === 'listen.ended' && (event.acknowledgedForMs ?? 0) > relisten.backoff.maxDelayMs;
-}
+/** Delivering directly: the route is set on entry and stopped on exit; a second acknowledgment may only repeat the first. */
+const DELIVERING = {
+  entry: 'routeDeliver',
+  exit: ['routeStop', 'forgetSnapshot'],
+  on: {
+    // A repeated acknowledgment within the honored filter changes nothing.
+    'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
+    'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
+  },
+} as const;
 
 export const subscriptionMachine = setup({
   types: {
@@ -175,8 +181,8 @@ export const subscriptionMachine = setup({
     everAcknowledged: ({ context }) => context.honored !== undefined,
     readyInOtherEra: ({ event }) => event.type === 'connection.ready' && event.era !== 'modern',
     leftModernEra: ({ event }) => event.type === 'connection.era_changed' && event.to !== 'modern',
-    mayRelisten: ({ context, event }) =>
-      context.relisten !== false && (context.relistens < context.relisten.backoff.maxAttempts || recovered(context.relisten, event)),
+    mayRelisten: ({ context }) => context.relisten !== false && context.relistens < context.relisten.backoff.maxAttempts,
+    hasRelistened: ({ context }) => context.relistens > 0,
     relistenExhausted: ({ context }) => context.relisten !== false,
     resyncInterrupted: ({ event }) => event.type === 'resync.failed' && event.error instanceof ResyncInterruptedError,
     holdFull: ({ context }) => context.held >= context.holdCap,
@@ -184,6 +190,8 @@ export const subscriptionMachine = setup({
   delays: {
     ackTimeout: ({ context }) => context.ackTimeoutMs,
     relistenDelay: ({ context }) => context.relistenDelayMs,
+    // Only `relistened` waits it, and only a stream with reconnection on re-listens.
+    recoveryWindow: ({ context }) => (context.relisten === false ? 0 : context.relisten.backoff.maxDelayMs),
   },
   actions: {
     recordReason: assign({ reason: ({ context, event }) => reasonFor(event) ?? context.reason }),
@@ -214,9 +222,9 @@ export const subscriptionMachine = setup({
     forgetHeld: assign({ held: 0 }),
     recordResyncFailure: assign({ reason: ({ context, event }) => (event.type === 'resync.failed' ? { type: 'refused', error: event.error } : context.reason) }),
     assignHonored: assign({ honored: ({ context, event }) => (event.type === 'listen.acknowledged' ? event.honored : context.honored) }),
-    countRelisten: assign(({ context, event }) => {
+    countRelisten: assign(({ context }) => {
       if (context.relisten === false) return {};
-      const relistens = recovered(context.relisten, event) ? 1 : context.relistens + 1;
+      const relistens = context.relistens + 1;
       return { relistens, relistenDelayMs: backoffDelay(relistens, context.relisten.backoff, context.relisten.random()) };
     }),
     recordRelistenExhausted: assign({
@@ -224,6 +232,7 @@ export const subscriptionMachine = setup({
     }),
     rememberSnapshot: assign({ resynced: ({ context, event }) => (event.type === 'resync.done' ? event.snapshot : context.resynced) }),
     forgetSnapshot: assign({ resynced: undefined }),
+    forgiveRelistens: assign({ relistens: 0 }),
     openOnWire: emit(({ context }) => ({ type: 'listen.open', subscriptionId: context.subscriptionId, filter: context.requested }) as const),
     cancelOnWire: emit({ type: 'listen.cancel' }),
     releaseOnWire: emit({ type: 'listen.release' }),
@@ -271,21 +280,19 @@ export const subscriptionMachine = setup({
               { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
               // Acknowledged before: the stream had a gap, so the subscriber gets a resync snapshot first.
               { guard: 'everAcknowledged', target: 'resyncing', actions: 'assignHonored' },
+              { guard: 'hasRelistened', target: 'relistened', actions: 'assignHonored' },
               { target: 'active', actions: 'assignHonored' },
             ],
             'listen.ack_malformed': { target: 'cancelling', actions: 'recordMalformedAck' },
           },
         },
-        active: {
-          // No deadline once open.
-          entry: 'routeDeliver',
-          exit: ['routeStop', 'forgetSnapshot'],
-          on: {
-            // A repeated acknowledgment within the honored filter changes nothing.
-            'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
-            'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
-          },
-        },
+        // No deadline once open.
+        active: DELIVERING,
+        // Delivering after a re-listen: here the machine's clock judges recovery. A run delivering for longer
+        // than the longest backoff delay forgives the re-listens counted (a proxy cutting an idle stream every few
+        // minutes never exhausts it; a server dropping every stream at once does). A state of its own so that
+        // streams that never re-listened (most of 10,000) hold no timer.
+        relistened: { ...DELIVERING, after: { recoveryWindow: { actions: 'forgiveRelistens' } } },
         resyncing: {
           entry: ['forgetHeld', 'routeHold', 'startResync'],
           exit: ['cancelResync', 'routeStop'],
@@ -293,7 +300,10 @@ export const subscriptionMachine = setup({
             'notification.held': [{ guard: 'holdFull', target: 'cancelling', actions: 'recordHoldOverflow' }, { actions: 'countHeld' }],
             'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
             'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
-            'resync.done': { target: 'active', actions: 'rememberSnapshot' },
+            'resync.done': [
+              { guard: 'hasRelistened', target: 'relistened', actions: 'rememberSnapshot' },
+              { target: 'active', actions: 'rememberSnapshot' },
+            ],
             'resync.failed': [
               // The connection dropped mid-resync: `connection.lost` follows, wait for it there.
               { guard: 'resyncInterrupted', target: '#subscription.paused' },

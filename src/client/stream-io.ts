@@ -156,9 +156,6 @@ export class StreamWire {
 
 /** What the peer sends during one `listening` run, until the machine releases it. */
 class ListenRun implements ListenHandlers {
-  /** When the peer acknowledged this run (performance.now()), if it did. */
-  private acknowledgedAt: number | undefined;
-
   constructor(
     private readonly wire: StreamWire,
     private readonly requested: NotificationFilter,
@@ -169,7 +166,6 @@ class ListenRun implements ListenHandlers {
   }
 
   acknowledged(honored: NotificationFilter): void {
-    this.acknowledgedAt ??= performance.now();
     // Usually the server honors the request as sent: keep one copy of it per stream, not two.
     this.report({ type: 'listen.acknowledged', honored: sameFilter(honored, this.requested) ? this.requested : honored });
   }
@@ -191,8 +187,7 @@ class ListenRun implements ListenHandlers {
   }
 
   ended(cause: unknown): void {
-    const acknowledgedAt = this.acknowledgedAt;
-    this.report({ type: 'listen.ended', cause, acknowledgedForMs: acknowledgedAt === undefined ? 0 : performance.now() - acknowledgedAt });
+    this.report({ type: 'listen.ended', cause });
   }
 
   private report(event: ListenWireEvent): void {

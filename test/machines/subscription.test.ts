@@ -421,7 +421,14 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
   describe('subscription machine: a stream the server ends unanswered', () => {
     // No jitter (random 1): the delays are 100 ms, then 200 ms.
     const relisten = { backoff: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 1_000 }, random: () => 1 };
-    const ended = (acknowledgedForMs = 0) => ({ type: 'listen.ended', cause: 'eof', acknowledgedForMs }) as const;
+    const ended = () => ({ type: 'listen.ended', cause: 'eof' }) as const;
+    /** Ends the run unanswered, waits out the backoff, and has the re-listen acknowledged and resynced. */
+    const relistenOnce = (h: ReturnType<typeof harness>, delayMs: number) => {
+      h.actor.send(ended());
+      h.clock.increment(delayMs);
+      h.open();
+      h.resyncs.at(-1)?.resolve({});
+    };
 
     it('ends as remote while reconnection is off', () => {
       const h = harness(runtime);
@@ -454,25 +461,40 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       expect(h.state()).toEqual({ listening: 'awaitingAck' });
     });
 
-    it('gives up after its attempts as reconnect_exhausted; a run acknowledged longer than the longest delay starts the count again', () => {
+    it('gives up after its attempts as reconnect_exhausted; a run delivering longer than the longest delay (on the machine clock) starts the count again', () => {
       const h = harness(runtime, 1_000, relisten);
       h.open();
+      relistenOnce(h, 100);
+      relistenOnce(h, 200);
+      expect(h.state()).toEqual({ listening: 'relistened' });
+      // This run delivers past maxDelayMs: recovered, so the next end is attempt 1 again, not 3.
+      h.clock.increment(1_000);
       h.actor.send(ended());
-      h.clock.increment(100);
-      h.open();
-      h.actor.send(ended());
-      h.clock.increment(200);
-      h.open();
-      // This run lasted past maxDelayMs: recovered, so this is attempt 1 again, not 3.
-      h.actor.send(ended(5_000));
       expect(h.state()).toBe('relistening');
       h.clock.increment(100);
       h.open();
-      h.actor.send(ended());
-      h.clock.increment(200);
-      h.open();
+      h.resyncs.at(-1)?.resolve({});
+      relistenOnce(h, 200);
       h.actor.send(ended());
       expect(h.output()).toEqual({ type: 'reconnect_exhausted', cause: 'eof', attempts: 2 });
+    });
+
+    it('a run shorter than the longest delay forgives nothing', () => {
+      const h = harness(runtime, 1_000, relisten);
+      h.open();
+      relistenOnce(h, 100);
+      relistenOnce(h, 200);
+      h.clock.increment(999);
+      h.actor.send(ended());
+      expect(h.output()).toEqual({ type: 'reconnect_exhausted', cause: 'eof', attempts: 2 });
+    });
+
+    it('a stream that never re-listened holds no recovery timer (most of 10,000 open streams)', () => {
+      const h = harness(runtime, 1_000, relisten);
+      h.open();
+      expect(h.state()).toEqual({ listening: 'active' });
+      relistenOnce(h, 100);
+      expect(h.state()).toEqual({ listening: 'relistened' });
     });
 
     it('closing or losing the connection while it waits', () => {
