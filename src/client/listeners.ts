@@ -164,7 +164,7 @@ export class NotificationListeners {
       actor.on('*', (event) => this.#deliver(entry, event));
       actor.subscribe({ complete: () => this.#onListenerDone(entry) });
       actor.start();
-      this.#worker.send({ type: 'acquire', listenerId: id, uris });
+      this.#worker.send({ type: 'uris.acquire', listenerId: id, uris });
       if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') tell({ type: 'subscriber.stopped' });
     });
   }
@@ -281,7 +281,7 @@ export class NotificationListeners {
     if (output.type === 'rejected') entry.registration.reject(this.#rejectionError(entry, output.rejection));
     // A failed subscribe was already rolled back by the worker; every other end releases what the listener holds.
     if (!(output.type === 'rejected' && output.rejection.type === 'subscribe_failed') && !this.#closedReason) {
-      this.#worker.send({ type: 'release', listenerId: entry.ref.id });
+      this.#worker.send({ type: 'uris.release', listenerId: entry.ref.id });
     }
   }
 
