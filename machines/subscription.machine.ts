@@ -87,8 +87,11 @@ export interface SubscriptionInput {
   subscriptionId: SubscriptionId;
   requested: NotificationFilter;
   ackTimeoutMs: number;
-  /** Most notifications held during a resync: the mailbox cap, since they are in flight too. */
-  holdCap: number;
+  /**
+   * Most notifications held during a resync: the mailbox cap, since they are in flight too (src/client
+   * always passes it); left out, the hold is unbounded.
+   */
+  holdCap?: number;
   /** `false` while reconnection is off: an unanswered end is then `remote`. */
   relisten: RelistenPolicy | false;
 }
@@ -114,7 +117,8 @@ export type ListenCommand =
   | { type: 'resync.start'; honored: NotificationFilter }
   | { type: 'resync.cancel' };
 
-export interface SubscriptionContext extends SubscriptionInput {
+export interface SubscriptionContext extends Omit<SubscriptionInput, 'holdCap'> {
+  holdCap: number;
   /** The acknowledged filter; undefined until the first acknowledgment. */
   honored: NotificationFilter | undefined;
   resynced: object | undefined;
@@ -244,7 +248,16 @@ export const subscriptionMachine = setup({
   },
 }).createMachine({
   id: 'subscription',
-  context: ({ input }) => ({ ...input, honored: undefined, resynced: undefined, reason: undefined, relistens: 0, relistenDelayMs: 0, held: 0 }),
+  context: ({ input }) => ({
+    ...input,
+    holdCap: input.holdCap ?? Infinity,
+    honored: undefined,
+    resynced: undefined,
+    reason: undefined,
+    relistens: 0,
+    relistenDelayMs: 0,
+    held: 0,
+  }),
   initial: 'listening',
   on: {
     'connection.closed': { target: '.closed', actions: 'recordReason' },
