@@ -6,11 +6,21 @@
  * - a graceful end (the server answered the listen) is `completed`, with no
  *   recovery attempt; only a later negotiation of the connection (a new
  *   server after a reconnect) intersects and listens again;
- * - an unexpected close is `recovering`: bounded exponential backoff, then a
- *   fresh negotiation and intersection before reopening. Once the new stream
- *   is open, everything the interrupted one covered is invalidated
- *   (`cache.invalidate`), since changes during the gap are unknown. When the
- *   attempts run out the cache is `degraded` and says why.
+ * - a lost connection is not the cache's to recover: recovery happens once,
+ *   in the connection (reconnect backoff) and the stream (re-listen under the
+ *   same id, then a resync snapshot; a legacy listener's reconnect report).
+ *   The cache keeps its stream through the loss (`listening.paused`, which
+ *   the application sees as `recovering`), tells it the connection's
+ *   lifecycle itself (`stream.pause` / `stream.resume`, so a stream whose
+ *   filter is out of date never re-listens), intersects afresh on every
+ *   negotiation, and when the stream reports it resumed invalidates
+ *   everything the gap covered (`cache.invalidate`). Past `recovery.maxAttempts`
+ *   reconnect attempts, or when the stream's own re-listens run out, it is
+ *   `degraded` and says why.
+ * - a stream that ends unexpectedly while the connection stays up (the server
+ *   cancelled or refused it) is the one case no other actor retries:
+ *   `recovering`, with the bounded backoff, then a fresh negotiation and
+ *   intersection before reopening, and the same invalidation once open.
  * An empty intersection is `noOverlap`: nothing is opened, and the next
  * negotiation is intersected again.
  *
@@ -20,16 +30,19 @@
  * actors provided by src/cache; the intersection is the pure function the
  * input carries (src/cache/interest.ts binds it to the interest set).
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type EventObject } from 'xstate';
+import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
-import type { NotificationFilter } from './notification-filter.ts';
+import { isWithin, type NotificationFilter } from './notification-filter.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 
 /** Recovery after an unexpected close uses the project's one backoff policy. */
 export type CacheRecovery = Backoff;
 
-/** Documented defaults: 5 attempts from 1 s doubling (jittered), never more than 16 s each. */
+/**
+ * Documented defaults: 5 attempts from 1 s doubling (jittered), never more than 16 s each. `maxAttempts`
+ * also bounds how many of the connection's reconnect attempts the cache waits out before it is degraded.
+ */
 export const DEFAULT_CACHE_RECOVERY: CacheRecovery = { maxAttempts: 5, baseDelayMs: 1_000, maxDelayMs: 16_000 };
 
 /** What a negotiation tells the cache: the era and the advertised capabilities. */
@@ -75,8 +88,10 @@ export interface CacheContext {
 export type CacheMachineEvent =
   | { type: 'cache.start' }
   /** The connection negotiated again on its own (a reconnect); the intersection is recomputed. */
-  | ({ type: 'connection.ready' } & CacheNegotiation)
+  | ({ type: 'connection.ready'; generation: number } & CacheNegotiation)
   | { type: 'connection.lost'; cause: unknown }
+  /** The connection is about to make reconnect attempt `attempt`: the cache counts them against its bound. */
+  | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
   | { type: 'connection.closed'; reason: ConnectionClosedReason }
   /** The stream is open (modern: acknowledged; legacy: listener registered); `honored` when the server narrowed the filter. */
   | { type: 'stream.opened'; honored?: NotificationFilter }
@@ -84,8 +99,21 @@ export type CacheMachineEvent =
   | { type: 'stream.notification'; method: string; params: Record<string, unknown> | undefined }
   /** The server answered the listen: a graceful end. */
   | { type: 'stream.ended_gracefully' }
+  /** The stream is live again after a gap (modern: re-listened and resynced; legacy: resubscribed); `honored` as for `stream.opened`. */
+  | { type: 'stream.resumed'; honored?: NotificationFilter }
+  /** The stream's own re-listens (on the connection's backoff) ran out: nobody retries it any more. */
+  | { type: 'stream.exhausted'; attempts: number; cause: unknown }
   /** The stream ended without an answer, or the peer went away. */
   | { type: 'stream.closed_unexpectedly'; cause: unknown };
+
+/**
+ * What the cache tells its stream, in place of the connection: the loss, and
+ * a negotiation whose intersection is the stream's own (any other one closes
+ * the stream instead, so it never re-listens with an out-of-date filter).
+ */
+export type CacheStreamCommand =
+  | { type: 'stream.pause'; cause: unknown }
+  | { type: 'stream.resume'; era: Era; generation: number };
 
 export type CacheEmitted =
   | { type: 'cache.notification'; method: string; params: Record<string, unknown> | undefined }
@@ -117,12 +145,19 @@ export const cacheMachine = setup({
     negotiation: fromPromise<CacheNegotiation, NegotiationInput>(async () => {
       throw new Error('negotiation is provided by src/cache');
     }),
-    // Provided by src/cache: opens the listen (modern) or listener (legacy) and sends back stream.* events.
-    listen: fromCallback<EventObject, ListenInput>(() => {}),
+    // Provided by src/cache: opens the listen (modern) or listener (legacy), sends back stream.* events and takes CacheStreamCommand.
+    listen: fromCallback<CacheStreamCommand, ListenInput>(() => {}),
   },
   guards: {
     hasOverlap: ({ context }) => context.filter !== null,
     attemptsLeft: ({ context }) => context.attempt < context.recovery.maxAttempts,
+    reconnectsExhausted: ({ context, event }) => event.type === 'connection.reconnecting' && event.attempt > context.recovery.maxAttempts,
+    // The stream listens for exactly this intersection in this era, so it can resume; anything else is a new stream.
+    sameIntersection: ({ context, event }) => {
+      if (event.type !== 'connection.ready' || event.era !== context.era || context.filter === null) return false;
+      const next = context.intersect(event.capabilities);
+      return next !== null && isWithin(next, context.filter) && isWithin(context.filter, next);
+    },
   },
   delays: {
     retryDelay: ({ context }) => context.nextDelayMs,
@@ -143,6 +178,20 @@ export const cacheMachine = setup({
       return { attempt, nextDelayMs: backoffDelay(attempt, context.recovery, context.random()) };
     }),
     resetAttempts: assign({ attempt: 0 }),
+    countReconnect: assign((_, params: { attempt: number; delayMs: number; cause: unknown }) => ({
+      attempt: params.attempt,
+      nextDelayMs: params.delayMs,
+      lastCause: params.cause,
+    })),
+    pauseStream: sendTo('stream', ({ event }) => ({
+      type: 'stream.pause' as const,
+      cause: event.type === 'connection.lost' ? event.cause : undefined,
+    })),
+    resumeStream: sendTo('stream', ({ event }) =>
+      event.type === 'connection.ready'
+        ? { type: 'stream.resume' as const, era: event.era, generation: event.generation }
+        : { type: 'stream.resume' as const, era: 'modern' as const, generation: 0 },
+    ),
     countStream: assign({ streamsOpened: ({ context }) => context.streamsOpened + 1 }),
     invalidateInterrupted: enqueueActions(({ context, enqueue }) => {
       if (context.interrupted === null) return;
@@ -160,6 +209,12 @@ export const cacheMachine = setup({
     }),
     degradeExhausted: assign({
       degradedBy: ({ context }) => ({ type: 'recovery_exhausted' as const, attempts: context.attempt, cause: context.lastCause }),
+    }),
+    degradeReconnectsExhausted: assign({
+      degradedBy: ({ context }) => ({ type: 'recovery_exhausted' as const, attempts: context.recovery.maxAttempts, cause: context.lastCause }),
+    }),
+    degradeStreamExhausted: assign({
+      degradedBy: (_, params: { attempts: number; cause: unknown }) => ({ type: 'recovery_exhausted' as const, ...params }),
     }),
     clearDegraded: assign({ degradedBy: undefined }),
     degradeClosed: assign({
@@ -211,6 +266,7 @@ export const cacheMachine = setup({
     },
     listening: {
       invoke: {
+        id: 'stream',
         src: 'listen',
         input: ({ context }) => ({ era: context.era as Era, filter: context.filter as NotificationFilter }),
       },
@@ -222,24 +278,49 @@ export const cacheMachine = setup({
         },
         open: {
           exit: 'announceUncovered',
+          on: {
+            // The stream re-listened on its own (the server ended it unanswered): what the gap covered is in doubt.
+            'stream.resumed': { actions: ['leaveStream', 'invalidateInterrupted'] },
+          },
+        },
+        // The connection is reconnecting; the stream waits with it and resumes on its own.
+        paused: {
+          on: {
+            'connection.reconnecting': [
+              {
+                guard: 'reconnectsExhausted',
+                target: '#cache.degraded',
+                actions: [{ type: 'countReconnect', params: ({ event }) => event }, 'degradeReconnectsExhausted'],
+              },
+              { actions: { type: 'countReconnect', params: ({ event }) => event } },
+            ],
+            'stream.resumed': { target: 'open', actions: ['resetAttempts', 'announceCovered', 'invalidateInterrupted'] },
+            // A stream lost before its first acknowledgment opens (for the first time) on the next connection.
+            'stream.opened': { target: 'open', actions: ['resetAttempts', 'countStream', 'announceCovered', 'invalidateInterrupted'] },
+          },
         },
       },
       on: {
         'stream.notification': { actions: 'forwardNotification' },
         'stream.ended_gracefully': 'completed',
+        'stream.exhausted': {
+          target: 'degraded',
+          actions: ['leaveStream', { type: 'degradeStreamExhausted', params: ({ event }) => ({ attempts: event.attempts, cause: event.cause }) }],
+        },
         'stream.closed_unexpectedly': {
           target: 'interrupted',
           actions: ['leaveStream', { type: 'recordCause', params: ({ event }) => ({ cause: event.cause }) }],
         },
         'connection.lost': {
-          target: 'interrupted',
-          actions: ['leaveStream', { type: 'recordCause', params: ({ event }) => ({ cause: event.cause }) }],
+          target: '.paused',
+          actions: ['leaveStream', 'resetAttempts', 'pauseStream', { type: 'recordCause', params: ({ event }) => ({ cause: event.cause }) }],
         },
-        // The connection renegotiated under the stream: what it covered is in doubt, and the server may differ.
-        'connection.ready': {
-          target: 'intersecting',
-          actions: ['leaveStream', { type: 'recordNegotiation', params: ({ event }) => event }],
-        },
+        'connection.ready': [
+          // Same era, same intersection: the stream re-listens under its id and reports when it resumed.
+          { guard: 'sameIntersection', actions: [{ type: 'recordNegotiation', params: ({ event }) => event }, 'resumeStream'] },
+          // The server differs: what the stream covered is in doubt, and a new stream listens for the new intersection.
+          { target: 'intersecting', actions: ['leaveStream', { type: 'recordNegotiation', params: ({ event }) => event }] },
+        ],
       },
     },
     // The one place that decides between another attempt and giving up.

@@ -14,6 +14,7 @@
  */
 import { assign, emit, setup } from 'xstate';
 import type { ClosedReason } from './closed-reason.ts';
+import type { Era } from './era.ts';
 import type { UriReport } from './uri-worker.machine.ts';
 
 export interface ListenerInput {
@@ -41,18 +42,39 @@ export interface ListenerContext {
 }
 
 export type ListenerEvent =
-  | { type: 'registered' }
+  /** The URI worker subscribed every URI of the listener. */
+  | { type: 'registration.done' }
   | { type: 'registration.failed'; uri: string; cause: unknown }
-  | { type: 'notification'; method: string; params: Record<string, unknown> }
+  /** A notification the registry's filter selected for this listener. */
+  | { type: 'notification.received'; method: string; params: Record<string, unknown> }
   | { type: 'connection.lost' }
   | { type: 'connection.ready'; generation: number }
+  /** A reconnect landed on a peer of `to`; a listener lives only in the legacy era. */
+  | { type: 'connection.era_changed'; to: Era }
+  /** The connection (or the registry with it) ended for good. */
+  | { type: 'connection.closed'; reason: ClosedReason }
   /** The URI worker finished re-subscribing for `generation`. */
-  | { type: 'resubscribed'; generation: number; report: UriReport }
-  /** The owner removed the listener; the subscriber is told `closed(local)`. */
-  | { type: 'remove' }
+  | { type: 'resubscribe.done'; generation: number; report: UriReport }
+  /** The owner closed the listener; the subscriber is told `closed(local)`. */
+  | { type: 'close' }
   /** The subscriber went away (actor stopped, signal aborted, iterator ended); nobody is left to tell. */
-  | { type: 'subscriber.exited' }
-  | { type: 'close'; reason: ClosedReason };
+  | { type: 'subscriber.stopped' }
+  /** The mailbox shed a delivery at its cap. */
+  | { type: 'delivery.dropped'; cap: number };
+
+/** The closed reason an event that ends the listener stands for. */
+function reasonFor(event: ListenerEvent): ClosedReason {
+  switch (event.type) {
+    case 'delivery.dropped':
+      return { type: 'delivery_dropped', cap: event.cap };
+    case 'connection.closed':
+      return event.reason;
+    case 'connection.era_changed':
+      return { type: 'era_changed', era: event.to };
+    default:
+      return { type: 'local' };
+  }
+}
 
 export type ListenerEmitted =
   | { type: 'deliver.notification'; method: string; params: Record<string, unknown> }
@@ -72,7 +94,8 @@ export const listenerMachine = setup({
     output: {} as ListenerOutput,
   },
   guards: {
-    currentReport: ({ context, event }) => event.type === 'resubscribed' && event.generation === context.generation,
+    currentReport: ({ context, event }) => event.type === 'resubscribe.done' && event.generation === context.generation,
+    leftLegacyEra: ({ event }) => event.type === 'connection.era_changed' && event.to !== 'legacy',
     newSession: ({ context, event }) => event.type === 'connection.ready' && event.generation !== context.generation,
   },
   actions: {
@@ -92,14 +115,12 @@ export const listenerMachine = setup({
     trackGeneration: assign({
       generation: ({ context, event }) => (event.type === 'connection.ready' ? event.generation : context.generation),
     }),
-    recordClose: assign({
-      closedReason: ({ event }) => (event.type === 'close' ? event.reason : { type: 'local' as const }),
-    }),
+    recordClose: assign({ closedReason: ({ event }) => reasonFor(event) }),
     recordRejection: assign({
       rejection: ({ event }): ListenerRejection => {
         if (event.type === 'registration.failed') return { type: 'subscribe_failed', uri: event.uri, cause: event.cause };
-        if (event.type === 'close') return { type: 'closed', reason: event.reason };
-        return { type: 'withdrawn' };
+        if (event.type === 'close' || event.type === 'subscriber.stopped') return { type: 'withdrawn' };
+        return { type: 'closed', reason: reasonFor(event) };
       },
     }),
   },
@@ -110,18 +131,22 @@ export const listenerMachine = setup({
   states: {
     registering: {
       on: {
-        registered: 'active',
+        'registration.done': 'active',
         'registration.failed': { target: 'rejected', actions: 'recordRejection' },
         // A registration that straddles a reconnect completes on the new session; it has no report to receive.
         'connection.ready': { actions: 'trackGeneration' },
-        remove: { target: 'rejected', actions: 'recordRejection' },
-        'subscriber.exited': { target: 'rejected', actions: 'recordRejection' },
         close: { target: 'rejected', actions: 'recordRejection' },
+        'subscriber.stopped': { target: 'rejected', actions: 'recordRejection' },
+        'delivery.dropped': { target: 'rejected', actions: 'recordRejection' },
+        'connection.closed': { target: 'rejected', actions: 'recordRejection' },
+        'connection.era_changed': { guard: 'leftLegacyEra', target: 'rejected', actions: 'recordRejection' },
       },
     },
     active: {
       on: {
-        notification: { actions: { type: 'deliverNotification', params: ({ event }) => ({ method: event.method, params: event.params }) } },
+        'notification.received': {
+          actions: { type: 'deliverNotification', params: ({ event }) => ({ method: event.method, params: event.params }) },
+        },
         'connection.lost': 'paused',
         'connection.ready': { guard: 'newSession', target: 'resubscribing', actions: 'trackGeneration' },
       },
@@ -133,7 +158,7 @@ export const listenerMachine = setup({
     },
     resubscribing: {
       on: {
-        resubscribed: {
+        'resubscribe.done': {
           guard: 'currentReport',
           target: 'active',
           actions: { type: 'deliverReport', params: ({ event }) => ({ report: event.report }) },
@@ -146,9 +171,11 @@ export const listenerMachine = setup({
     rejected: { type: 'final' },
   },
   on: {
-    remove: { target: '.closed', actions: ['recordClose', 'deliverClosed'] },
     close: { target: '.closed', actions: ['recordClose', 'deliverClosed'] },
-    'subscriber.exited': { target: '.closed', actions: 'recordClose' },
+    'delivery.dropped': { target: '.closed', actions: ['recordClose', 'deliverClosed'] },
+    'connection.closed': { target: '.closed', actions: ['recordClose', 'deliverClosed'] },
+    'connection.era_changed': { guard: 'leftLegacyEra', target: '.closed', actions: ['recordClose', 'deliverClosed'] },
+    'subscriber.stopped': { target: '.closed', actions: 'recordClose' },
   },
   output: ({ context }): ListenerOutput =>
     context.rejection ? { type: 'rejected', rejection: context.rejection } : { type: 'closed', reason: context.closedReason! },

@@ -1,20 +1,19 @@
 /**
  * One modern-era `subscriptions/listen` stream.
  *
- *   listening.opening ──ack──▶ listening.active ──lost──▶ paused
- *        ▲                                                  │ ready (modern)
- *        └──── ready, never acknowledged ───────────────────┤
- *   listening.reopening ◀── ready, acknowledged before ─────┘
- *        └──ack──▶ listening.resyncing ──snapshot──▶ listening.active
- *   listening ──ended unanswered, reconnection on──▶ relistening ──backoff──▶ reopening | opening
+ *   listening.awaitingAck ──ack, first──▶ listening.active ──lost──▶ paused
+ *        ▲   └──ack, acknowledged before──▶ listening.resyncing      │
+ *        │                         └──snapshot──▶ listening.active  │
+ *        └──────────────────── ready (modern) ──────────────────────┘
+ *   listening ──ended unanswered, reconnection on──▶ relistening ──backoff──▶ awaitingAck
  *   any of them ──▶ closed (final; output: ClosedReason)
  *
  * A stream the live server ends without answering (an HTTP response cut by
  * a proxy, a server dropping it) is not spent while reconnection is on: it
  * listens again under the same id after the connection's backoff, for at
- * most its attempts, then ends as `reconnect_exhausted`. A run that had been
- * acknowledged for longer than the backoff's longest delay counts as
- * recovered: the count starts again (a proxy cutting an idle stream every
+ * most its attempts, then ends as `reconnect_exhausted`. A re-listened run
+ * that delivers (`listening.relistened`) for longer than the backoff's longest
+ * delay, on this machine's clock, counts as recovered: the count starts again (a proxy cutting an idle stream every
  * few minutes never exhausts it; a server that drops every stream at once
  * does). With reconnection off it ends as `remote`.
  *
@@ -36,7 +35,10 @@
  * - `resync.start` (entering `resyncing`): fetch the snapshot and report it as
  *   `resync.done` or `resync.failed`; `resync.cancel` (leaving it): drop that
  *   fetch, after which nothing it says is reported.
- * In `opening`, `reopening` and `paused` no route is set: nothing is delivered.
+ * - a notification that arrives while held is reported (`notification.held`)
+ *   before it is kept: past `holdCap` this machine ends the stream as
+ *   `delivery_dropped`, and the route it stops keeps nothing more.
+ * In `awaitingAck` and `paused` no route is set: nothing is delivered.
  */
 import { assign, emit, setup } from 'xstate';
 import type { ClosedReason } from './closed-reason.ts';
@@ -56,8 +58,8 @@ export type ListenWireEvent =
   | { type: 'listen.result'; result: unknown }
   | { type: 'listen.error'; error: unknown }
   | { type: 'listen.cancelled'; reason: string | undefined }
-  /** The stream ended with no answer; `acknowledgedForMs`: how long it had been acknowledged (0 if never). */
-  | { type: 'listen.ended'; cause: unknown; acknowledgedForMs?: number };
+  /** The stream ended with no answer. */
+  | { type: 'listen.ended'; cause: unknown };
 
 /** What the I/O reports about the resync snapshot it was asked for. */
 export type ResyncEvent = { type: 'resync.done'; snapshot: object } | { type: 'resync.failed'; error: unknown };
@@ -68,7 +70,9 @@ export type SubscriptionLocalEvent =
   /** The subscriber (an actor, an abandoned iterator) is gone. */
   | { type: 'subscriber.stopped' }
   /** The mailbox shed a delivery at its cap. */
-  | { type: 'delivery.dropped'; cap: number };
+  | { type: 'delivery.dropped'; cap: number }
+  /** The route is holding one more notification during a resync (this machine decides whether that is too many). */
+  | { type: 'notification.held' };
 
 export type SubscriptionEvent = ListenWireEvent | ResyncEvent | ConnectionLifecycleEvent | SubscriptionLocalEvent;
 
@@ -83,6 +87,11 @@ export interface SubscriptionInput {
   subscriptionId: SubscriptionId;
   requested: NotificationFilter;
   ackTimeoutMs: number;
+  /**
+   * Most notifications held during a resync: the mailbox cap, since they are in flight too (src/client
+   * always passes it); left out, the hold is unbounded.
+   */
+  holdCap?: number;
   /** `false` while reconnection is off: an unanswered end is then `remote`. */
   relisten: RelistenPolicy | false;
 }
@@ -108,7 +117,8 @@ export type ListenCommand =
   | { type: 'resync.start'; honored: NotificationFilter }
   | { type: 'resync.cancel' };
 
-export interface SubscriptionContext extends SubscriptionInput {
+export interface SubscriptionContext extends Omit<SubscriptionInput, 'holdCap'> {
+  holdCap: number;
   /** The acknowledged filter; undefined until the first acknowledgment. */
   honored: NotificationFilter | undefined;
   resynced: object | undefined;
@@ -116,6 +126,8 @@ export interface SubscriptionContext extends SubscriptionInput {
   /** Re-listens in a row (see `countRelisten`), and the delay before the next one. */
   relistens: number;
   relistenDelayMs: number;
+  /** Notifications held in the current resync. */
+  held: number;
 }
 
 /** The closed reason an outside event stands for, or undefined if it does not end the stream. */
@@ -146,10 +158,16 @@ function reasonFor(event: SubscriptionEvent): ClosedReason | undefined {
   }
 }
 
-/** Whether the run that just ended unanswered had been acknowledged longer than the longest backoff delay: then the re-listen count starts again. */
-function recovered(relisten: RelistenPolicy, event: SubscriptionEvent): boolean {
-  return event.type === 'listen.ended' && (event.acknowledgedForMs ?? 0) > relisten.backoff.maxDelayMs;
-}
+/** Delivering directly: the route is set on entry and stopped on exit; a second acknowledgment may only repeat the first. */
+const DELIVERING = {
+  entry: 'routeDeliver',
+  exit: ['routeStop', 'forgetSnapshot'],
+  on: {
+    // A repeated acknowledgment within the honored filter changes nothing.
+    'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
+    'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
+  },
+} as const;
 
 export const subscriptionMachine = setup({
   types: {
@@ -167,14 +185,17 @@ export const subscriptionMachine = setup({
     everAcknowledged: ({ context }) => context.honored !== undefined,
     readyInOtherEra: ({ event }) => event.type === 'connection.ready' && event.era !== 'modern',
     leftModernEra: ({ event }) => event.type === 'connection.era_changed' && event.to !== 'modern',
-    mayRelisten: ({ context, event }) =>
-      context.relisten !== false && (context.relistens < context.relisten.backoff.maxAttempts || recovered(context.relisten, event)),
+    mayRelisten: ({ context }) => context.relisten !== false && context.relistens < context.relisten.backoff.maxAttempts,
+    hasRelistened: ({ context }) => context.relistens > 0,
     relistenExhausted: ({ context }) => context.relisten !== false,
     resyncInterrupted: ({ event }) => event.type === 'resync.failed' && event.error instanceof ResyncInterruptedError,
+    holdFull: ({ context }) => context.held >= context.holdCap,
   },
   delays: {
     ackTimeout: ({ context }) => context.ackTimeoutMs,
     relistenDelay: ({ context }) => context.relistenDelayMs,
+    // Only `relistened` waits it, and only a stream with reconnection on re-listens.
+    recoveryWindow: ({ context }) => (context.relisten === false ? 0 : context.relisten.backoff.maxDelayMs),
   },
   actions: {
     recordReason: assign({ reason: ({ context, event }) => reasonFor(event) ?? context.reason }),
@@ -200,11 +221,14 @@ export const subscriptionMachine = setup({
         ),
       }),
     }),
+    recordHoldOverflow: assign({ reason: ({ context }) => ({ type: 'delivery_dropped' as const, cap: context.holdCap }) }),
+    countHeld: assign({ held: ({ context }) => context.held + 1 }),
+    forgetHeld: assign({ held: 0 }),
     recordResyncFailure: assign({ reason: ({ context, event }) => (event.type === 'resync.failed' ? { type: 'refused', error: event.error } : context.reason) }),
     assignHonored: assign({ honored: ({ context, event }) => (event.type === 'listen.acknowledged' ? event.honored : context.honored) }),
-    countRelisten: assign(({ context, event }) => {
+    countRelisten: assign(({ context }) => {
       if (context.relisten === false) return {};
-      const relistens = recovered(context.relisten, event) ? 1 : context.relistens + 1;
+      const relistens = context.relistens + 1;
       return { relistens, relistenDelayMs: backoffDelay(relistens, context.relisten.backoff, context.relisten.random()) };
     }),
     recordRelistenExhausted: assign({
@@ -212,6 +236,7 @@ export const subscriptionMachine = setup({
     }),
     rememberSnapshot: assign({ resynced: ({ context, event }) => (event.type === 'resync.done' ? event.snapshot : context.resynced) }),
     forgetSnapshot: assign({ resynced: undefined }),
+    forgiveRelistens: assign({ relistens: 0 }),
     openOnWire: emit(({ context }) => ({ type: 'listen.open', subscriptionId: context.subscriptionId, filter: context.requested }) as const),
     cancelOnWire: emit({ type: 'listen.cancel' }),
     releaseOnWire: emit({ type: 'listen.release' }),
@@ -223,7 +248,16 @@ export const subscriptionMachine = setup({
   },
 }).createMachine({
   id: 'subscription',
-  context: ({ input }) => ({ ...input, honored: undefined, resynced: undefined, reason: undefined, relistens: 0, relistenDelayMs: 0 }),
+  context: ({ input }) => ({
+    ...input,
+    holdCap: input.holdCap ?? Infinity,
+    honored: undefined,
+    resynced: undefined,
+    reason: undefined,
+    relistens: 0,
+    relistenDelayMs: 0,
+    held: 0,
+  }),
   initial: 'listening',
   on: {
     'connection.closed': { target: '.closed', actions: 'recordReason' },
@@ -231,7 +265,7 @@ export const subscriptionMachine = setup({
   },
   states: {
     listening: {
-      initial: 'opening',
+      initial: 'awaitingAck',
       entry: 'openOnWire',
       exit: 'releaseOnWire',
       on: {
@@ -251,43 +285,38 @@ export const subscriptionMachine = setup({
         'delivery.dropped': { target: '.cancelling', actions: 'recordReason' },
       },
       states: {
-        opening: {
+        // The same wait for a first listen and for a re-listen; what follows the acknowledgment is the guard's.
+        awaitingAck: {
           after: { ackTimeout: { target: 'cancelling', actions: 'recordAckTimeout' } },
           on: {
             'listen.acknowledged': [
               { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
+              // Acknowledged before: the stream had a gap, so the subscriber gets a resync snapshot first.
+              { guard: 'everAcknowledged', target: 'resyncing', actions: 'assignHonored' },
+              { guard: 'hasRelistened', target: 'relistened', actions: 'assignHonored' },
               { target: 'active', actions: 'assignHonored' },
             ],
             'listen.ack_malformed': { target: 'cancelling', actions: 'recordMalformedAck' },
           },
         },
-        active: {
-          // No deadline once open.
-          entry: 'routeDeliver',
-          exit: ['routeStop', 'forgetSnapshot'],
-          on: {
-            // A repeated acknowledgment within the honored filter changes nothing.
-            'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
-            'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
-          },
-        },
-        reopening: {
-          after: { ackTimeout: { target: 'cancelling', actions: 'recordAckTimeout' } },
-          on: {
-            'listen.acknowledged': [
-              { guard: 'ackBroaderThanRequested', target: 'cancelling', actions: 'recordTooBroad' },
-              { target: 'resyncing', actions: 'assignHonored' },
-            ],
-            'listen.ack_malformed': { target: 'cancelling', actions: 'recordMalformedAck' },
-          },
-        },
+        // No deadline once open.
+        active: DELIVERING,
+        // Delivering after a re-listen: here the machine's clock judges recovery. A run delivering for longer
+        // than the longest backoff delay forgives the re-listens counted (a proxy cutting an idle stream every few
+        // minutes never exhausts it; a server dropping every stream at once does). A state of its own so that
+        // streams that never re-listened (most of 10,000) hold no timer.
+        relistened: { ...DELIVERING, after: { recoveryWindow: { actions: 'forgiveRelistens' } } },
         resyncing: {
-          entry: ['routeHold', 'startResync'],
+          entry: ['forgetHeld', 'routeHold', 'startResync'],
           exit: ['cancelResync', 'routeStop'],
           on: {
+            'notification.held': [{ guard: 'holdFull', target: 'cancelling', actions: 'recordHoldOverflow' }, { actions: 'countHeld' }],
             'listen.acknowledged': { guard: 'ackBroaderThanHonored', target: 'cancelling', actions: 'recordViolation' },
             'listen.ack_malformed': { target: 'cancelling', actions: 'recordViolation' },
-            'resync.done': { target: 'active', actions: 'rememberSnapshot' },
+            'resync.done': [
+              { guard: 'hasRelistened', target: 'relistened', actions: 'rememberSnapshot' },
+              { target: 'active', actions: 'rememberSnapshot' },
+            ],
             'resync.failed': [
               // The connection dropped mid-resync: `connection.lost` follows, wait for it there.
               { guard: 'resyncInterrupted', target: '#subscription.paused' },
@@ -304,7 +333,7 @@ export const subscriptionMachine = setup({
     },
     relistening: {
       after: {
-        relistenDelay: [{ guard: 'everAcknowledged', target: 'listening.reopening' }, { target: 'listening.opening' }],
+        relistenDelay: 'listening.awaitingAck',
       },
       on: {
         'connection.lost': { target: 'paused' },
@@ -316,8 +345,7 @@ export const subscriptionMachine = setup({
       on: {
         'connection.ready': [
           { guard: 'readyInOtherEra', target: 'closed', actions: 'recordReason' },
-          { guard: 'everAcknowledged', target: 'listening.reopening' },
-          { target: 'listening.opening' },
+          { target: 'listening.awaitingAck' },
         ],
         close: { target: 'closed', actions: 'recordReason' },
         'subscriber.stopped': { target: 'closed', actions: 'recordReason' },

@@ -56,11 +56,14 @@ export interface UriWorkerInput {
 }
 
 export type UriWorkerEvent =
-  | { type: 'acquire'; listenerId: string; uris: string[] }
-  | { type: 'release'; listenerId: string }
+  /** A listener holds these URIs from now on (subscribed on the server by the first holder). */
+  | { type: 'uris.acquire'; listenerId: string; uris: string[] }
+  /** A listener lets go of every URI it holds (unsubscribed by the last holder). */
+  | { type: 'uris.release'; listenerId: string }
   | { type: 'connection.lost' }
   | { type: 'connection.ready'; era: Era; generation: number }
   | { type: 'connection.era_changed'; to: Era }
+  /** The owner closes the worker (the same `close` as a stream's and a listener's). */
   | { type: 'close' };
 
 export type UriWorkerEmitted =
@@ -194,9 +197,9 @@ function settleOffline(d: UriWorkerContext): Result {
 function enqueue(c: UriWorkerContext, event: UriWorkerEvent, running: boolean): Result {
   const d = draftOf(c);
   const emitted: UriWorkerEmitted[] = [];
-  if (event.type === 'acquire') {
+  if (event.type === 'uris.acquire') {
     d.queue.push({ kind: 'acquire', listenerId: event.listenerId, uris: event.uris, next: 0 });
-  } else if (event.type === 'release') {
+  } else if (event.type === 'uris.release') {
     // An acquire that has not started yet is withdrawn instead of run and undone.
     const keep = d.queue.filter(
       (job, index) => (running && index === 0) || job.kind !== 'acquire' || job.listenerId !== event.listenerId,
@@ -292,8 +295,8 @@ export const uriWorkerMachine = setup({
     starting: { always: [{ guard: 'startsReady', target: 'idle' }, { target: 'paused' }] },
     idle: {
       on: {
-        acquire: { target: 'dispatching', actions: 'enqueueJob' },
-        release: { target: 'dispatching', actions: 'enqueueJob' },
+        'uris.acquire': { target: 'dispatching', actions: 'enqueueJob' },
+        'uris.release': { target: 'dispatching', actions: 'enqueueJob' },
         'connection.lost': { target: 'paused', actions: 'interrupt' },
         'connection.ready': { guard: 'newerLegacySession', target: 'dispatching', actions: ['interrupt', 'startResubscribe'] },
       },
@@ -310,16 +313,16 @@ export const uriWorkerMachine = setup({
         onError: { target: 'dispatching', actions: { type: 'wireFailed', params: ({ event }) => ({ cause: event.error }) } },
       },
       on: {
-        acquire: { actions: 'enqueueBehindRunning' },
-        release: { actions: 'enqueueBehindRunning' },
+        'uris.acquire': { actions: 'enqueueBehindRunning' },
+        'uris.release': { actions: 'enqueueBehindRunning' },
         'connection.lost': { target: 'paused', actions: 'interrupt' },
         'connection.ready': { guard: 'newerLegacySession', target: 'dispatching', actions: ['interrupt', 'startResubscribe'] },
       },
     },
     paused: {
       on: {
-        acquire: { actions: 'enqueueOffline' },
-        release: { actions: 'enqueueOffline' },
+        'uris.acquire': { actions: 'enqueueOffline' },
+        'uris.release': { actions: 'enqueueOffline' },
         'connection.ready': { guard: 'readyLegacy', target: 'dispatching', actions: 'startResubscribe' },
       },
     },

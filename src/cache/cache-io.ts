@@ -5,14 +5,14 @@
  * chosen by era, reported back as `stream.*` events), and the fetch of one
  * entry. The application never sees which era path is taken.
  */
-import { fromCallback, fromPromise, type EventObject } from 'xstate';
-import type { CacheMachineEvent, CacheNegotiation, ListenInput, NegotiationInput } from '../../machines/cache.machine.ts';
+import { fromCallback, fromPromise } from 'xstate';
+import type { CacheMachineEvent, CacheNegotiation, CacheStreamCommand, ListenInput, NegotiationInput } from '../../machines/cache.machine.ts';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
 import type { McpClient } from '../client/client.ts';
 import type { ListenerRef } from '../client/listeners.ts';
 import type { SubscriberMessage } from '../client/messages.ts';
 import type { Inspect } from '../client/ports.ts';
-import type { ListenStream } from '../client/subscription.ts';
+import { createListenStream, type ListenStream } from '../client/subscription.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { CachedList, EntryKey } from './entries.ts';
@@ -86,31 +86,46 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
     });
   });
 
-  const listen = fromCallback<EventObject, ListenInput>(({ input, sendBack }) => {
+  const listen = fromCallback<CacheStreamCommand, ListenInput>(({ input, sendBack, receive }) => {
     let stopped = false;
     const send = (event: CacheMachineEvent) => !stopped && sendBack(event);
     // `local` is this actor closing its own stream; every other end is the machine's to classify.
     const ended = (reason: ClosedReason) => {
       if (reason.type === 'graceful') send({ type: 'stream.ended_gracefully' });
+      else if (reason.type === 'reconnect_exhausted') send({ type: 'stream.exhausted', attempts: reason.attempts, cause: reason.cause });
       else if (reason.type !== 'local') send({ type: 'stream.closed_unexpectedly', cause: reason });
     };
+    let stream: ListenStream | undefined;
     const subscriber = (message: SubscriberMessage) => {
-      // No `reconnected` arrives: the cache closes its stream on connection.lost and recovers on its own.
       if (message.type === 'notification') send({ type: 'stream.notification', method: message.method, params: message.params });
+      // The stream resumed after a gap: re-listened and resynced (modern), or resubscribed (legacy).
+      else if (message.type === 'reconnected') send({ type: 'stream.resumed', ...(stream?.honoredFilter ? { honored: stream.honoredFilter } : {}) });
       else if (message.type === 'closed' && message.ref.kind === 'listener') ended(message.reason);
     };
     let release = () => {};
     if (input.era === 'modern') {
-      client.listen(input.filter, subscriber, options.inspect ? { inspect: options.inspect } : {}).then(
-        (stream: ListenStream) => {
-          release = () => stream.close();
-          if (stopped) return release();
-          send({ type: 'stream.opened', ...(stream.honoredFilter ? { honored: stream.honoredFilter } : {}) });
-          void stream.closed.then(ended);
-        },
-        (cause: unknown) => send({ type: 'stream.closed_unexpectedly', cause }),
+      try {
+        // Not through client.listen: the cache, not the client, tells this stream the connection's lifecycle (below).
+        stream = createListenStream(client.connection, input.filter, subscriber, options.inspect ? { inspect: options.inspect } : {});
+      } catch (cause) {
+        send({ type: 'stream.closed_unexpectedly', cause });
+        return () => {
+          stopped = true;
+        };
+      }
+      const opened = stream;
+      release = () => opened.close();
+      opened.acknowledged.then(
+        () => send({ type: 'stream.opened', ...(opened.honoredFilter ? { honored: opened.honoredFilter } : {}) }),
+        () => {}, // `closed` reports why
       );
+      void opened.closed.then(ended);
+      receive((command) => {
+        if (command.type === 'stream.pause') opened.handleLifecycle({ type: 'connection.lost', cause: command.cause });
+        else opened.handleLifecycle({ type: 'connection.ready', era: command.era, generation: command.generation });
+      });
     } else {
+      // A legacy listener hears the connection's lifecycle from the client's listener registry; the commands are not needed.
       client.subscribeNotifications(input.filter, subscriber).then(
         (ref: ListenerRef) => {
           // A listener removed while the connection is down has nothing left to release on the server.

@@ -31,7 +31,11 @@ export const DEFAULT_NEGOTIATION_TIMEOUT_MS = 30_000;
 export interface ChangeCacheOptions {
   /** What the application reads from this server; kept as is across negotiations. */
   interest: Interest;
-  /** Overrides parts of DEFAULT_CACHE_RECOVERY (bounded backoff after an unexpected close). */
+  /**
+   * Overrides parts of DEFAULT_CACHE_RECOVERY: `maxAttempts` bounds the connection's reconnect attempts the
+   * cache waits out before it is degraded; the whole policy is the cache's own bounded backoff for a stream
+   * the server ended while the connection stayed up.
+   */
   recovery?: Partial<CacheRecovery>;
   negotiationTimeoutMs?: number;
   /** Default for reads that give no timeout. */
@@ -49,6 +53,8 @@ type CacheSnapshot = SnapshotFrom<typeof cacheMachine>;
 
 /** The public state of a machine snapshot; transient states (intersecting, interrupted) are never observed. */
 function publicState(snapshot: CacheSnapshot): CacheState {
+  // Paused, the stream waits out the connection's recovery: to the application the cache is recovering.
+  if (snapshot.matches({ listening: 'paused' })) return 'recovering';
   if (snapshot.matches('listening')) return 'listening';
   const value = snapshot.value as Exclude<CacheSnapshot['value'], object>;
   if (value === 'intersecting') return 'negotiating';
@@ -136,8 +142,8 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
 
   const stopForwarding = client.on((event) => {
     if (event.type === 'connection.ready') {
-      actor.send({ type: 'connection.ready', era: event.era, capabilities: event.negotiated.capabilities });
-    } else if (event.type === 'connection.lost' || event.type === 'connection.closed') {
+      actor.send({ type: 'connection.ready', era: event.era, generation: event.generation, capabilities: event.negotiated.capabilities });
+    } else if (event.type === 'connection.lost' || event.type === 'connection.reconnecting' || event.type === 'connection.closed') {
       actor.send(event);
     }
   });

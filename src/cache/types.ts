@@ -36,7 +36,8 @@ export interface CacheRead<T> {
 export type CacheEvent =
   /**
    * A lifecycle transition. `detail` by state: listening `{ era, filter, resumed }` (`resumed`: a stream
-   * was open before this one), negotiating `{ attempt }`, recovering `{ attempt, delayMs, cause }`,
+   * was open before this one), negotiating `{ attempt }`, recovering `{ attempt, delayMs, cause }` (while
+   * the connection reconnects: its attempt so far, 0 at first),
    * noOverlap `{ capabilities }`, degraded the CacheDegradedReason.
    */
   | { type: 'state'; state: CacheState; previous: CacheState; detail?: unknown }

@@ -146,11 +146,11 @@ export class NotificationListeners {
       const mailbox = createMailbox(subscriber, {
         ref,
         cap: this.#options.mailboxCap,
-        onDropped: (cap) => tell({ type: 'close', reason: { type: 'delivery_dropped', cap } }),
-        onSubscriberStopped: () => tell({ type: 'subscriber.exited' }),
+        onDropped: (cap) => tell({ type: 'delivery.dropped', cap }),
+        onSubscriberStopped: () => tell({ type: 'subscriber.stopped' }),
         onSubscriberError: this.#options.onSubscriberError,
       });
-      const onAbort = () => tell({ type: 'remove' });
+      const onAbort = () => tell({ type: 'close' });
       signal?.addEventListener('abort', onAbort, { once: true });
       const entry: Entry = {
         ref,
@@ -164,8 +164,8 @@ export class NotificationListeners {
       actor.on('*', (event) => this.#deliver(entry, event));
       actor.subscribe({ complete: () => this.#onListenerDone(entry) });
       actor.start();
-      this.#worker.send({ type: 'acquire', listenerId: id, uris });
-      if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') tell({ type: 'subscriber.exited' });
+      this.#worker.send({ type: 'uris.acquire', listenerId: id, uris });
+      if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') tell({ type: 'subscriber.stopped' });
     });
   }
 
@@ -174,7 +174,7 @@ export class NotificationListeners {
     const entry = this.#entries.get(String(ref.id));
     if (!entry || entry.actor.getSnapshot().value === 'registering') return Promise.reject(new ListenerNotFoundError(ref.id));
     const released = new Promise<void>((resolve) => this.#releasing.set(entry.ref.id, [...(this.#releasing.get(entry.ref.id) ?? []), resolve]));
-    entry.actor.send({ type: 'remove' });
+    entry.actor.send({ type: 'close' });
     return released;
   }
 
@@ -184,7 +184,7 @@ export class NotificationListeners {
     const selected = [...this.#entries.values()].filter((entry) => filterAllows(entry.ref.filter, method, payload));
     // Copies are taken before anyone sees the params (a subscriber may change them as it receives them); the last gets the parsed object.
     const last = selected.length - 1;
-    selected.forEach((entry, index) => entry.actor.send({ type: 'notification', method, params: index === last ? payload : structuredClone(payload) }));
+    selected.forEach((entry, index) => entry.actor.send({ type: 'notification.received', method, params: index === last ? payload : structuredClone(payload) }));
   }
 
   /** Called by the client for every connection lifecycle event, in order. */
@@ -197,13 +197,15 @@ export class NotificationListeners {
         break;
       case 'connection.ready':
         this.#generation = event.generation;
-        this.#worker.send({ type: 'connection.ready', era: event.era, generation: event.generation });
+        // Listeners first: a worker holding no URI has its resubscribe report at once, and a listener
+        // still paused would miss it.
         if (event.era === 'legacy') this.#broadcast({ type: 'connection.ready', generation: event.generation });
+        this.#worker.send({ type: 'connection.ready', era: event.era, generation: event.generation });
         break;
       case 'connection.era_changed':
-        if (event.to !== 'modern') break;
-        this.#worker.send({ type: 'connection.era_changed', to: event.to });
-        this.#broadcast({ type: 'close', reason: { type: 'era_changed', era: 'modern' } });
+        // The listeners decide (they end when the connection leaves the legacy era); the worker too.
+        if (event.to === 'modern') this.#worker.send({ type: 'connection.era_changed', to: event.to });
+        this.#broadcast({ type: 'connection.era_changed', to: event.to });
         break;
       case 'connection.closed':
         this.close(event.reason);
@@ -217,7 +219,7 @@ export class NotificationListeners {
     this.#closedReason = reason;
     // The worker stops first so closing listeners sends no unsubscribes on a connection that is going away.
     this.#worker.send({ type: 'close' });
-    this.#broadcast({ type: 'close', reason });
+    this.#broadcast({ type: 'connection.closed', reason });
     for (const waiting of this.#releasing.values()) for (const resolve of waiting) resolve();
     this.#releasing.clear();
   }
@@ -250,7 +252,7 @@ export class NotificationListeners {
     switch (event.type) {
       case 'acquire.done': {
         const entry = this.#entries.get(event.listenerId);
-        entry?.actor.send({ type: 'registered' });
+        entry?.actor.send({ type: 'registration.done' });
         if (entry?.actor.getSnapshot().status === 'active') entry.registration.resolve(entry.ref);
         break;
       }
@@ -263,7 +265,7 @@ export class NotificationListeners {
         break;
       }
       case 'resubscribe.done':
-        this.#broadcast({ type: 'resubscribed', generation: event.generation, report: event.report });
+        this.#broadcast({ type: 'resubscribe.done', generation: event.generation, report: event.report });
         break;
       case 'acquire.cancelled':
         break; // the listener already ended itself; its release follows
@@ -279,7 +281,7 @@ export class NotificationListeners {
     if (output.type === 'rejected') entry.registration.reject(this.#rejectionError(entry, output.rejection));
     // A failed subscribe was already rolled back by the worker; every other end releases what the listener holds.
     if (!(output.type === 'rejected' && output.rejection.type === 'subscribe_failed') && !this.#closedReason) {
-      this.#worker.send({ type: 'release', listenerId: entry.ref.id });
+      this.#worker.send({ type: 'uris.release', listenerId: entry.ref.id });
     }
   }
 

@@ -26,8 +26,6 @@ export interface StreamIo {
   readonly port: ListenPort;
   readonly ref: SubscriptionRef;
   readonly mailbox: Mailbox;
-  /** Most events held during a resync: the mailbox cap, since they are in flight too. */
-  readonly holdCap: number;
   /** Sends to the subscription actor (ignored once it is over). */
   send(event: SubscriptionEvent): void;
 }
@@ -109,9 +107,9 @@ export class StreamWire {
     if (this.route === 'deliver') {
       if (filterAllows(this.honored, method, params)) this.io.mailbox.push({ type: 'notification', ref: this.io.ref, method, params });
     } else if (this.route === 'hold') {
-      const held = (this.held ??= []);
-      if (held.length >= this.io.holdCap) this.io.send({ type: 'delivery.dropped', cap: this.io.holdCap });
-      else held.push([method, params]);
+      // The machine counts what is held and decides when it is too much; a stopped route keeps nothing.
+      this.io.send({ type: 'notification.held' });
+      if (this.route === 'hold') (this.held ??= []).push([method, params]);
     }
   }
 
@@ -158,9 +156,6 @@ export class StreamWire {
 
 /** What the peer sends during one `listening` run, until the machine releases it. */
 class ListenRun implements ListenHandlers {
-  /** When the peer acknowledged this run (performance.now()), if it did. */
-  private acknowledgedAt: number | undefined;
-
   constructor(
     private readonly wire: StreamWire,
     private readonly requested: NotificationFilter,
@@ -171,7 +166,6 @@ class ListenRun implements ListenHandlers {
   }
 
   acknowledged(honored: NotificationFilter): void {
-    this.acknowledgedAt ??= performance.now();
     // Usually the server honors the request as sent: keep one copy of it per stream, not two.
     this.report({ type: 'listen.acknowledged', honored: sameFilter(honored, this.requested) ? this.requested : honored });
   }
@@ -193,8 +187,7 @@ class ListenRun implements ListenHandlers {
   }
 
   ended(cause: unknown): void {
-    const acknowledgedAt = this.acknowledgedAt;
-    this.report({ type: 'listen.ended', cause, acknowledgedForMs: acknowledgedAt === undefined ? 0 : performance.now() - acknowledgedAt });
+    this.report({ type: 'listen.ended', cause });
   }
 
   private report(event: ListenWireEvent): void {

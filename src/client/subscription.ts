@@ -28,7 +28,7 @@ import { StreamWire, type StreamIo } from './stream-io.ts';
 export { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
 
-/** Default wait for `notifications/subscriptions/acknowledged` (opening and reopening only). */
+/** Default wait for `notifications/subscriptions/acknowledged` (a listen's or a re-listen's, never once open). */
 export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
 
 /** The stream closed before its first acknowledgment, for a reason other than a refusal or the ack timeout. */
@@ -145,7 +145,6 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
   /** StreamIo: what the wire uses. */
   readonly port: ListenPort;
   readonly mailbox: Mailbox;
-  readonly holdCap: number;
   readonly #wire: StreamWire;
   readonly #owner: StreamOwner | undefined;
   /** Dropped once `acknowledged` settles: 10,000 open streams need not keep them. */
@@ -167,7 +166,6 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     if (options.onSubscriberError) this.onSubscriberError = options.onSubscriberError;
     if (options.clock) this.clock = options.clock;
     if (options.inspect) this.inspect = options.inspect;
-    this.holdCap = cap ?? DEFAULT_MAILBOX_CAP;
     this.mailbox = createMailbox(subscriber, this);
     this.acknowledged = new Promise<void>((resolve, reject) => {
       this.#acknowledge = resolve;
@@ -177,7 +175,7 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     this.#wire = new StreamWire(this);
     // Before the actor starts: a stream can end while it does.
     owner?.streamStarted(this);
-    this.actor = new LeanActor(subscriptionMachine, { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, relisten: port.relisten }, this);
+    this.actor = new LeanActor(subscriptionMachine, { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, holdCap: cap ?? DEFAULT_MAILBOX_CAP, relisten: port.relisten }, this);
     // The listen request goes out as the actor starts.
     this.actor.start();
   }

@@ -10,6 +10,7 @@ import { NotInInterestError } from '../../src/cache/errors.ts';
 import { createChangeCache, type ChangeCacheHandle, type ChangeCacheOptions } from '../../src/cache/change-cache.ts';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { officialStdio, type PeerOptions } from '../fixtures/stdio-peers.ts';
+import { WireRecord } from '../client/recording-transport.ts';
 import { recordCache } from './cache-recorder.ts';
 
 const clients: McpClient[] = [];
@@ -36,15 +37,19 @@ async function start(
   inspect?: (event: InspectionEvent) => void,
 ) {
   const peer = officialStdio(flags, peerOptions);
-  const client = createClient({ transport: peer.factory, reconnect: fastReconnect, ...(inspect ? { inspect } : {}) });
+  const wire = new WireRecord(peer.factory);
+  const client = createClient({ transport: wire.factory, reconnect: fastReconnect, ...(inspect ? { inspect } : {}) });
   clients.push(client);
-  const listens = vi.spyOn(client, 'listen');
   const listeners = vi.spyOn(client, 'subscribeNotifications');
   await client.connect();
   const cache = createChangeCache(client, { interest: everything, recovery: { baseDelayMs: 5, maxDelayMs: 20 }, random: () => 1, ...cacheOptions });
   caches.push(cache);
   const recorder = recordCache(cache);
-  return { peer, client, cache, recorder, opened: () => listens.mock.calls.length + listeners.mock.calls.length };
+  // Streams opened: modern, one subscription id each (a stream that re-listens keeps its id); legacy, one listener each.
+  const opened = () => new Set(wire.calls('subscriptions/listen').map((call) => call.id)).size + listeners.mock.calls.length;
+  /** How many requests of `method` the client sent on connection attempt `attempt` (0: the first server, 1: the restarted one). */
+  const sent = (method: string, attempt: number) => wire.calls(method).filter((call) => call.attempt === attempt).length;
+  return { peer, client, cache, recorder, opened, sent };
 }
 
 const ALL_KEYS = ['tools', 'prompts', `resource:${R1}`, `resource:${R2}`] as const;
@@ -113,15 +118,16 @@ for (const { era, flags } of ERAS) {
     });
 
     it('after an unexpected close renegotiates, intersects afresh and refetches everything the interrupted stream covered', async () => {
-      const { peer, cache, recorder, opened } = await start(flags, {}, { restartArgs: [...flags, '--caps', 'tools'] });
+      const { peer, cache, recorder, opened, sent } = await start(flags, {}, { restartArgs: [...flags, '--caps', 'tools'] });
       await recorder.state('listening');
       await allReplaced(recorder, 0);
       expect(cache.filter).toEqual({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [R1, R2] });
+      const probes = sent('server/discover', 0);
 
       const from = recorder.mark();
       peer.kill();
       const recovering = await recorder.state('recovering', from);
-      expect(recovering.detail).toMatchObject({ attempt: 1, delayMs: 5 });
+      expect(recovering.detail).toMatchObject({ cause: expect.anything() });
       await recorder.state('listening', from);
       // The restarted server advertises only tools: the filter is computed again, not carried over.
       expect(cache.filter).toEqual({ toolsListChanged: true });
@@ -131,9 +137,13 @@ for (const { era, flags } of ERAS) {
       for (const key of ALL_KEYS) {
         expect(steps.filter((step) => step.endsWith(` ${key}`))).toEqual([`invalidated ${key}`, `refetching ${key}`, `replaced ${key}`]);
       }
-      const attempts = recorder.events.slice(from).flatMap((event) => (event.type === 'state' && event.state === 'recovering' ? [event.detail] : []));
-      // One attempt: its negotiation waits for the client's reconnect.
-      expect(attempts).toEqual([{ attempt: 1, delayMs: 5, cause: expect.anything() }]);
+      // One recovery, the connection's: the cache waits it out and listens once for the new intersection.
+      expect(recorder.states(from)).toEqual(['recovering', 'listening']);
+      // One retry sequence on the wire: the reconnect's negotiation (the same discover probe as the first
+      // connect) and one listen for the new intersection; the old stream never re-listens, the cache never rediscovers.
+      expect(sent('server/discover', 1)).toBe(probes);
+      expect(sent('subscriptions/listen', 1)).toBe(era === 'modern' ? 1 : 0);
+      expect(sent('initialize', 1)).toBe(sent('initialize', 0));
       // Only what the new stream covers is notification-backed.
       expect(await cache.tools()).toMatchObject({ freshness: 'current', backedBy: 'stream' });
       expect((await cache.prompts()).freshness).toBe('stale');
@@ -149,7 +159,8 @@ for (const { era, flags } of ERAS) {
       const from = recorder.mark();
       peer.kill();
       const degraded = await recorder.state('degraded', from);
-      expect(recorder.states(from)).toEqual(['recovering', 'negotiating', 'recovering', 'negotiating', 'degraded']);
+      // The bound counts the connection's reconnect attempts: the cache runs none of its own.
+      expect(recorder.states(from)).toEqual(['recovering', 'degraded']);
       expect(degraded.detail).toMatchObject({ type: 'recovery_exhausted', attempts: 2 });
       expect(cache.state).toBe('degraded');
       expect(cache.degradedBy).toMatchObject({ type: 'recovery_exhausted', attempts: 2 });
@@ -185,16 +196,45 @@ describe('change cache against the official server, graceful end (modern era; a 
   });
 });
 
+describe('change cache against the official server, modern era: a restart on the same capabilities', () => {
+  it("resumes its stream under the same id, so the restart costs one discover and one listen on the wire, then refetches what the gap covered", async () => {
+    const { peer, cache, recorder, opened, sent } = await start([]);
+    await recorder.state('listening');
+    await allReplaced(recorder, 0);
+    const probes = sent('server/discover', 0);
+    expect(sent('subscriptions/listen', 0)).toBe(1);
+
+    const from = recorder.mark();
+    peer.kill();
+    const listening = await recorder.state('listening', from);
+    expect(listening.detail).toMatchObject({ resumed: true });
+    expect(recorder.states(from)).toEqual(['recovering', 'listening']);
+    expect(sent('server/discover', 1)).toBe(probes);
+    expect(sent('subscriptions/listen', 1)).toBe(1);
+    // The same stream listened again: one subscription id across both servers.
+    expect(opened()).toBe(1);
+    await allReplaced(recorder, from);
+    const steps = recorder.steps(from);
+    for (const key of ALL_KEYS) {
+      expect(steps.filter((step) => step.endsWith(` ${key}`))).toEqual([`invalidated ${key}`, `refetching ${key}`, `replaced ${key}`]);
+    }
+    expect((await cache.tools()).freshness).toBe('current');
+  });
+});
+
 describe('change cache against the official server, legacy era: no graceful end exists', () => {
   it('treats a legacy server stopped by SIGTERM as an unexpected close and recovers on the respawned server', async () => {
-    const { peer, recorder, opened } = await start(['--modern-off']);
+    const { peer, recorder, opened, sent } = await start(['--modern-off']);
     await recorder.state('listening');
     await allReplaced(recorder, 0);
     const from = recorder.mark();
     peer.kill('SIGTERM');
     await recorder.state('listening', from);
-    expect(recorder.states(from)).toEqual(['recovering', 'negotiating', 'listening']);
-    expect(opened()).toBe(2);
+    expect(recorder.states(from)).toEqual(['recovering', 'listening']);
+    // The listener survives the restart and is resubscribed (its reconnect report resumes the cache): no second listener.
+    expect(opened()).toBe(1);
+    expect(sent('initialize', 1)).toBe(1);
+    expect(sent('resources/subscribe', 1)).toBe(2);
     await allReplaced(recorder, from);
   });
 });

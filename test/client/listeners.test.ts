@@ -299,6 +299,19 @@ describe('notification listeners: reconnect and closed reasons', () => {
     expect([...peer.subscriptions].sort()).toEqual(['file:///flaky', 'file:///ok']);
   });
 
+  it('reports the reconnect to a listener that holds no URI (the worker has its report at once)', async () => {
+    const { peer, registry } = setupRegistry();
+    const listener = await registry.subscribeNotifications({ toolsListChanged: true }, 'iterator');
+    const messages = listener[Symbol.asyncIterator]();
+    peer.drop();
+    registry.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
+    peer.reconnect();
+    registry.handleLifecycle({ type: 'connection.ready', era: 'legacy', generation: 2 });
+    expect((await messages.next()).value).toMatchObject({ type: 'reconnected', report: { resubscribed: [], failed: [] } });
+    registry.dispatch(TOOLS, {});
+    expect((await messages.next()).value).toMatchObject({ type: 'notification', method: TOOLS });
+  });
+
   it('delivers only the newest report when a reconnect is interrupted by another loss', async () => {
     const { peer, registry } = setupRegistry({ autoComplete: false });
     const a = inbox();

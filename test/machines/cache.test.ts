@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock, waitFor, type EventObject, type SnapshotFrom } from 'xstate';
+import { createActor, fromCallback, fromPromise, SimulatedClock, waitFor, type SnapshotFrom } from 'xstate';
 import {
   cacheMachine,
   type CacheEmitted,
   type CacheMachineEvent,
   type CacheNegotiation,
   type CacheRecovery,
+  type CacheStreamCommand,
   type ListenInput,
   type NegotiationInput,
 } from '../../machines/cache.machine.ts';
@@ -18,10 +19,14 @@ const everything: ServerCapabilities = { tools: { listChanged: true }, prompts: 
 const toolsOnly: ServerCapabilities = { tools: { listChanged: true } };
 const modern = (capabilities: ServerCapabilities): CacheNegotiation => ({ era: 'modern', capabilities });
 const legacy = (capabilities: ServerCapabilities): CacheNegotiation => ({ era: 'legacy', capabilities });
+/** The connection negotiated again (a reconnect), as the cache hears it. */
+const ready = (negotiation: CacheNegotiation, generation = 2) => ({ type: 'connection.ready' as const, generation, ...negotiation });
 
 interface OpenStream {
   input: ListenInput;
   send(event: CacheMachineEvent): void;
+  /** What the cache told this stream in place of the connection. */
+  commands: CacheStreamCommand[];
   stopped: boolean;
 }
 
@@ -39,9 +44,10 @@ function startCache(script: Array<CacheNegotiation | Error>, recovery: CacheReco
         if (next instanceof Error) throw next;
         return next;
       }),
-      listen: fromCallback<EventObject, ListenInput>(({ input, sendBack }) => {
-        const stream: OpenStream = { input, send: sendBack, stopped: false };
+      listen: fromCallback<CacheStreamCommand, ListenInput>(({ input, sendBack, receive }) => {
+        const stream: OpenStream = { input, send: sendBack, commands: [], stopped: false };
         streams.push(stream);
+        receive((command) => stream.commands.push(command));
         return () => {
           stream.stopped = true;
         };
@@ -126,7 +132,7 @@ describe('cache machine', () => {
     cache.lastStream().send({ type: 'stream.ended_gracefully' });
     expect(cache.state()).toBe('completed');
 
-    cache.actor.send({ type: 'connection.ready', ...legacy(toolsOnly) });
+    cache.actor.send(ready(legacy(toolsOnly)));
     expect(cache.state()).toEqual({ listening: 'opening' });
     expect(cache.streams.map((s) => s.input)).toEqual([
       { era: 'modern', filter: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] } },
@@ -218,7 +224,7 @@ describe('cache machine', () => {
     expect(cache.streams).toEqual([]);
     expect(cache.actor.getSnapshot().context.filter).toBeNull();
 
-    cache.actor.send({ type: 'connection.ready', ...modern(toolsOnly) });
+    cache.actor.send(ready(modern(toolsOnly)));
     expect(cache.state()).toEqual({ listening: 'opening' });
     expect(cache.lastStream().input).toEqual({ era: 'modern', filter: { toolsListChanged: true } });
   });
@@ -229,7 +235,7 @@ describe('cache machine', () => {
     await cache.until((s) => s.matches('listening'));
     const first = cache.lastStream();
     first.send({ type: 'stream.opened' });
-    cache.actor.send({ type: 'connection.ready', ...legacy({}) });
+    cache.actor.send(ready(legacy({})));
 
     expect(first.stopped).toBe(true);
     expect(cache.state()).toBe('noOverlap');
@@ -256,7 +262,8 @@ describe('cache machine', () => {
     cache.actor.send({ type: 'cache.start' });
     await cache.until((s) => s.matches('listening'));
     cache.actor.send({ type: 'connection.lost', cause: 'transport dropped' });
-    expect(cache.state()).toBe('recovering');
+    // The connection's recovery, which the stream waits out with it.
+    expect(cache.state()).toEqual({ listening: 'paused' });
     cache.actor.send({ type: 'connection.closed', reason: { type: 'reconnect_exhausted', cause: 'gone', attempts: 5 } });
     cache.clock.increment(60_000);
     expect(cache.state()).toBe('degraded');
@@ -271,5 +278,112 @@ describe('cache machine', () => {
     expect(cache.coverage).toEqual([{ type: 'cache.covered', filter: { toolsListChanged: true } }]);
     cache.actor.send({ type: 'connection.lost', cause: 'dropped' });
     expect(cache.coverage).toEqual([{ type: 'cache.covered', filter: { toolsListChanged: true } }, { type: 'cache.uncovered' }]);
+  });
+
+  describe('a lost connection: the connection and the stream recover, the cache only follows', () => {
+    const full = { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] };
+
+    /** A started cache whose first stream is open. */
+    async function listeningCache(script: CacheNegotiation[], recovery?: CacheRecovery) {
+      const cache = startCache(script, recovery);
+      cache.actor.send({ type: 'cache.start' });
+      await cache.until((s) => s.matches('listening'));
+      const stream = cache.lastStream();
+      stream.send({ type: 'stream.opened' });
+      return { cache, stream };
+    }
+
+    it('keeps its stream through the loss, resumes it on a negotiation with the same intersection, and invalidates the gap once it resumed', async () => {
+      const { cache, stream } = await listeningCache([modern(everything)]);
+      const from = cache.visited.length;
+
+      cache.actor.send({ type: 'connection.lost', cause: 'server exited' });
+      expect(cache.state()).toEqual({ listening: 'paused' });
+      expect(stream.stopped).toBe(false);
+      expect(stream.commands).toEqual([{ type: 'stream.pause', cause: 'server exited' }]);
+      expect(cache.coverage).toEqual([{ type: 'cache.covered', filter: full }, { type: 'cache.uncovered' }]);
+      // No retry timer of its own: however long the connection takes, the cache neither negotiates nor reopens.
+      cache.actor.send({ type: 'connection.reconnecting', attempt: 1, delayMs: 250, cause: 'server exited' });
+      cache.clock.increment(600_000);
+      expect(cache.negotiations).toHaveLength(1);
+      expect(cache.streams).toHaveLength(1);
+
+      cache.actor.send(ready(modern(everything)));
+      expect(stream.commands.at(-1)).toEqual({ type: 'stream.resume', era: 'modern', generation: 2 });
+      expect(cache.state()).toEqual({ listening: 'paused' });
+      expect(cache.emitted).toEqual([]);
+      stream.send({ type: 'stream.resumed' });
+      expect(cache.state()).toEqual({ listening: 'open' });
+      expect(cache.coverage.at(-1)).toEqual({ type: 'cache.covered', filter: full });
+      expect(cache.emitted).toEqual([{ type: 'cache.invalidate', filter: full }]);
+      expect(cache.negotiations).toHaveLength(1);
+      expect(cache.streams).toHaveLength(1);
+      expect(cache.visited.slice(from).some((value) => value.includes('recovering') || value.includes('negotiating'))).toBe(false);
+    });
+
+    it('closes the paused stream without resuming it when the new server changes the intersection, and opens one for the new intersection', async () => {
+      const { cache, stream: first } = await listeningCache([modern(everything)]);
+      cache.actor.send({ type: 'connection.lost', cause: 'server exited' });
+
+      cache.actor.send(ready(modern(toolsOnly)));
+      expect(first.stopped).toBe(true);
+      expect(first.commands).toEqual([{ type: 'stream.pause', cause: 'server exited' }]);
+      expect(cache.streams.map((s) => s.input)).toEqual([
+        { era: 'modern', filter: full },
+        { era: 'modern', filter: { toolsListChanged: true } },
+      ]);
+      expect(cache.emitted).toEqual([]);
+      cache.lastStream().send({ type: 'stream.opened' });
+      expect(cache.emitted).toEqual([{ type: 'cache.invalidate', filter: full }]);
+      expect(cache.negotiations).toHaveLength(1);
+    });
+
+    it('degrades once the connection starts more reconnect attempts than the bound, and listens again when it does come back', async () => {
+      const { cache, stream: first } = await listeningCache([modern(everything)], { maxAttempts: 2, baseDelayMs: 1_000, maxDelayMs: 3_000 });
+      cache.actor.send({ type: 'connection.lost', cause: 'server exited' });
+      cache.actor.send({ type: 'connection.reconnecting', attempt: 1, delayMs: 250, cause: 'spawn failed' });
+      cache.actor.send({ type: 'connection.reconnecting', attempt: 2, delayMs: 500, cause: 'spawn failed again' });
+      expect(cache.state()).toEqual({ listening: 'paused' });
+      cache.actor.send({ type: 'connection.reconnecting', attempt: 3, delayMs: 1_000, cause: 'spawn failed a third time' });
+      expect(cache.state()).toBe('degraded');
+      expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'recovery_exhausted', attempts: 2, cause: 'spawn failed a third time' });
+      expect(first.stopped).toBe(true);
+      expect(cache.emitted).toEqual([{ type: 'cache.invalidate', filter: full }]);
+
+      cache.actor.send(ready(modern(everything), 3));
+      expect(cache.state()).toEqual({ listening: 'opening' });
+      expect(cache.streams).toHaveLength(2);
+      expect(cache.negotiations).toHaveLength(1);
+    });
+
+    it("degrades without retrying on its own when the stream's re-listens run out", async () => {
+      const { cache } = await listeningCache([modern(everything)]);
+      cache.lastStream().send({ type: 'stream.exhausted', attempts: 5, cause: 'stream cut' });
+      expect(cache.state()).toBe('degraded');
+      expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'recovery_exhausted', attempts: 5, cause: 'stream cut' });
+      cache.clock.increment(600_000);
+      expect(cache.negotiations).toHaveLength(1);
+      expect(cache.streams).toHaveLength(1);
+      expect(cache.emitted).toEqual([{ type: 'cache.invalidate', filter: full }]);
+    });
+
+    it('invalidates what an open stream covers when it resumes after re-listening on its own', async () => {
+      const { cache } = await listeningCache([modern(toolsOnly)]);
+      cache.lastStream().send({ type: 'stream.resumed' });
+      expect(cache.state()).toEqual({ listening: 'open' });
+      expect(cache.emitted).toEqual([{ type: 'cache.invalidate', filter: { toolsListChanged: true } }]);
+    });
+
+    it('opens a stream lost before its first acknowledgment when it is acknowledged on the next connection', async () => {
+      const cache = startCache([modern(toolsOnly)]);
+      cache.actor.send({ type: 'cache.start' });
+      await cache.until((s) => s.matches('listening'));
+      cache.actor.send({ type: 'connection.lost', cause: 'dropped' });
+      cache.actor.send(ready(modern(toolsOnly)));
+      cache.lastStream().send({ type: 'stream.opened' });
+      expect(cache.state()).toEqual({ listening: 'open' });
+      expect(cache.coverage).toEqual([{ type: 'cache.covered', filter: { toolsListChanged: true } }]);
+      expect(cache.actor.getSnapshot().context.streamsOpened).toBe(1);
+    });
   });
 });

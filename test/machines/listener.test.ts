@@ -10,21 +10,21 @@ function startListener(uris: string[] = ['file:///a'], generation: number | unde
   return { actor, delivered };
 }
 
-const updated = (uri: string) => ({ type: 'notification' as const, method: 'notifications/resources/updated', params: { uri } });
+const updated = (uri: string) => ({ type: 'notification.received' as const, method: 'notifications/resources/updated', params: { uri } });
 
 describe('listener machine', () => {
   it('delivers nothing until registered, then delivers what the registry routes to it', () => {
     const { actor, delivered } = startListener();
     actor.send(updated('file:///a'));
     expect(delivered).toEqual([]);
-    actor.send({ type: 'registered' });
+    actor.send({ type: 'registration.done' });
     actor.send(updated('file:///a'));
     expect(delivered).toEqual([{ type: 'deliver.notification', method: 'notifications/resources/updated', params: { uri: 'file:///a' } }]);
   });
 
   it('pauses delivery from a loss until the report of the matching reconnect, limited to its own URIs', () => {
     const { actor, delivered } = startListener(['file:///a', 'file:///b']);
-    actor.send({ type: 'registered' });
+    actor.send({ type: 'registration.done' });
     actor.send({ type: 'connection.lost' });
     actor.send(updated('file:///a'));
     actor.send({ type: 'connection.ready', generation: 2 });
@@ -32,7 +32,7 @@ describe('listener machine', () => {
     expect(actor.getSnapshot().value).toBe('resubscribing');
     expect(delivered).toEqual([]);
     actor.send({
-      type: 'resubscribed',
+      type: 'resubscribe.done',
       generation: 2,
       report: { resubscribed: ['file:///a', 'file:///other'], failed: [{ uri: 'file:///b', reason: 'x' }, { uri: 'file:///z', reason: 'y' }] },
     });
@@ -44,22 +44,22 @@ describe('listener machine', () => {
 
   it('never delivers the report of an older reconnect after a newer one began', () => {
     const { actor, delivered } = startListener();
-    actor.send({ type: 'registered' });
+    actor.send({ type: 'registration.done' });
     actor.send({ type: 'connection.lost' });
     actor.send({ type: 'connection.ready', generation: 2 });
     actor.send({ type: 'connection.lost' });
     actor.send({ type: 'connection.ready', generation: 3 });
-    actor.send({ type: 'resubscribed', generation: 2, report: { resubscribed: ['file:///a'], failed: [] } });
+    actor.send({ type: 'resubscribe.done', generation: 2, report: { resubscribed: ['file:///a'], failed: [] } });
     expect(delivered).toEqual([]);
-    actor.send({ type: 'resubscribed', generation: 3, report: { resubscribed: ['file:///a'], failed: [] } });
+    actor.send({ type: 'resubscribe.done', generation: 3, report: { resubscribed: ['file:///a'], failed: [] } });
     expect(delivered).toHaveLength(1);
-    actor.send({ type: 'resubscribed', generation: 2, report: { resubscribed: [], failed: [] } });
+    actor.send({ type: 'resubscribe.done', generation: 2, report: { resubscribed: [], failed: [] } });
     expect(delivered).toHaveLength(1);
   });
 
   it('treats a ready for a new session without a loss first as a reconnect', () => {
     const { actor } = startListener();
-    actor.send({ type: 'registered' });
+    actor.send({ type: 'registration.done' });
     actor.send({ type: 'connection.ready', generation: 1 });
     expect(actor.getSnapshot().value).toBe('active');
     actor.send({ type: 'connection.ready', generation: 2 });
@@ -70,8 +70,8 @@ describe('listener machine', () => {
     const { actor, delivered } = startListener();
     actor.send({ type: 'connection.lost' });
     actor.send({ type: 'connection.ready', generation: 2 });
-    actor.send({ type: 'resubscribed', generation: 2, report: { resubscribed: [], failed: [] } });
-    actor.send({ type: 'registered' });
+    actor.send({ type: 'resubscribe.done', generation: 2, report: { resubscribed: [], failed: [] } });
+    actor.send({ type: 'registration.done' });
     expect(actor.getSnapshot().value).toBe('active');
     actor.send({ type: 'connection.ready', generation: 2 });
     expect(actor.getSnapshot().value).toBe('active');
@@ -86,24 +86,39 @@ describe('listener machine', () => {
     { type: 'shutdown', cause: 'stop' },
   ] as const)('closes with $type and tells the subscriber', (reason) => {
     const { actor, delivered } = startListener();
-    actor.send({ type: 'registered' });
+    actor.send({ type: 'registration.done' });
     actor.send({ type: 'connection.lost' });
-    actor.send({ type: 'close', reason });
+    actor.send(reason.type === 'era_changed' ? { type: 'connection.era_changed', to: reason.era } : { type: 'connection.closed', reason });
     expect(delivered).toEqual([{ type: 'deliver.closed', reason }]);
     expect(actor.getSnapshot().output).toEqual({ type: 'closed', reason });
   });
 
   it('closes locally on removal, telling the subscriber, and silently when the subscriber exited', () => {
     const removed = startListener();
-    removed.actor.send({ type: 'registered' });
-    removed.actor.send({ type: 'remove' });
+    removed.actor.send({ type: 'registration.done' });
+    removed.actor.send({ type: 'close' });
     expect(removed.delivered).toEqual([{ type: 'deliver.closed', reason: { type: 'local' } }]);
 
     const exited = startListener();
-    exited.actor.send({ type: 'registered' });
-    exited.actor.send({ type: 'subscriber.exited' });
+    exited.actor.send({ type: 'registration.done' });
+    exited.actor.send({ type: 'subscriber.stopped' });
     expect(exited.delivered).toEqual([]);
     expect(exited.actor.getSnapshot().output).toEqual({ type: 'closed', reason: { type: 'local' } });
+  });
+
+  it('decides the reason when the mailbox sheds a delivery: delivery_dropped with the cap, told to the subscriber', () => {
+    const { actor, delivered } = startListener();
+    actor.send({ type: 'registration.done' });
+    actor.send({ type: 'delivery.dropped', cap: 4 });
+    expect(delivered).toEqual([{ type: 'deliver.closed', reason: { type: 'delivery_dropped', cap: 4 } }]);
+    expect(actor.getSnapshot().output).toEqual({ type: 'closed', reason: { type: 'delivery_dropped', cap: 4 } });
+  });
+
+  it('stays in the legacy era: an era change back to legacy ends nothing', () => {
+    const { actor } = startListener();
+    actor.send({ type: 'registration.done' });
+    actor.send({ type: 'connection.era_changed', to: 'legacy' });
+    expect(actor.getSnapshot().value).toBe('active');
   });
 
   it('ends rejected, telling nobody, when the registration fails, is withdrawn or the connection ends first', () => {
@@ -115,11 +130,11 @@ describe('listener machine', () => {
     });
 
     const withdrawn = startListener();
-    withdrawn.actor.send({ type: 'subscriber.exited' });
+    withdrawn.actor.send({ type: 'subscriber.stopped' });
     expect(withdrawn.actor.getSnapshot().output).toEqual({ type: 'rejected', rejection: { type: 'withdrawn' } });
 
     const closed = startListener();
-    closed.actor.send({ type: 'close', reason: { type: 'disconnected' } });
+    closed.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
     expect(closed.actor.getSnapshot().output).toEqual({ type: 'rejected', rejection: { type: 'closed', reason: { type: 'disconnected' } } });
     expect([...failed.delivered, ...withdrawn.delivered, ...closed.delivered]).toEqual([]);
   });

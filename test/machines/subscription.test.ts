@@ -26,7 +26,7 @@ const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a',
 type Runtime = 'xstate actor' | 'lean actor';
 
 /** Records what the machine emits for its I/O; the test plays the wire and the resync fetch. */
-function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolicy | false = false) {
+function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolicy | false = false, holdCap = 4) {
   const log: string[] = [];
   const listens: ListenInput[] = [];
   const deliveries: Omit<Extract<ListenCommand, { type: 'route.deliver' }>, 'type'>[] = [];
@@ -59,7 +59,7 @@ function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolic
     }
   };
   const clock = new SimulatedClock();
-  const input = { subscriptionId: 7, requested, ackTimeoutMs, relisten };
+  const input = { subscriptionId: 7, requested, ackTimeoutMs, holdCap, relisten };
   const actor: { send(event: SubscriptionEvent): void; getSnapshot(): SnapshotFrom<typeof subscriptionMachine> } =
     runtime === 'lean actor' ? new LeanActor(subscriptionMachine, input, { clock, onEmit: perform, onSnapshot: () => undefined }).start() : xstateActor();
   function xstateActor() {
@@ -78,7 +78,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
   describe('subscription machine: opening', () => {
     it('sends the listen and installs no route until acknowledged', () => {
       const h = harness(runtime);
-      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       expect(h.listens).toEqual([{ subscriptionId: 7, filter: requested }]);
       expect(h.log).toEqual(['listen.open 7']);
     });
@@ -125,7 +125,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
     it('no acknowledgment within the ack timeout closes as remote with ListenAckTimeoutError and cancels', () => {
       const h = harness(runtime, 1_000);
       h.clock.increment(999);
-      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       h.clock.increment(1);
       const reason = h.output();
       expect(reason?.type).toBe('remote');
@@ -262,7 +262,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       h.actor.send({ type: 'connection.lost', cause: 'eof' });
       h.log.length = 0;
       h.actor.send(ready);
-      expect(h.state()).toEqual({ listening: 'reopening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       expect(h.listens.map((l) => l.subscriptionId)).toEqual([7, 7]);
       h.open();
       expect(h.state()).toEqual({ listening: 'resyncing' });
@@ -277,6 +277,34 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       expect(h.actor.getSnapshot().context.resynced).toBe(snapshot);
       h.actor.send({ type: 'connection.lost', cause: 'again' });
       expect(h.actor.getSnapshot().context.resynced).toBeUndefined();
+    });
+
+    it('counts what the route holds during a resync and ends as delivery_dropped past the hold cap, cancelling', () => {
+      const h = harness(runtime, 1_000, false, 2);
+      h.open();
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send(ready);
+      h.open();
+      h.actor.send({ type: 'notification.held' });
+      h.actor.send({ type: 'notification.held' });
+      expect(h.state()).toEqual({ listening: 'resyncing' });
+      h.actor.send({ type: 'notification.held' });
+      expect(h.output()).toEqual({ type: 'delivery_dropped', cap: 2 });
+      expect(h.log.slice(-4)).toEqual(['resync.cancel', 'holding.stop', 'listen.cancel', 'listen.release']);
+    });
+
+    it('holds up to the cap afresh in every resync', async () => {
+      const h = harness(runtime, 1_000, false, 1);
+      h.open();
+      for (const round of [1, 2]) {
+        h.actor.send({ type: 'connection.lost', cause: 'eof' });
+        h.actor.send(ready);
+        h.open();
+        h.actor.send({ type: 'notification.held' });
+        h.resyncs[round - 1]?.resolve({});
+        await h.flush();
+        expect(h.state()).toEqual({ listening: 'active' });
+      }
     });
 
     it('the re-listen ack timeout applies in reopening', () => {
@@ -312,7 +340,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       const h = harness(runtime);
       h.actor.send({ type: 'connection.lost', cause: 'eof' });
       h.actor.send(ready);
-      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       h.open();
       expect(h.deliveries).toEqual([{ honored: requested, resynced: undefined }]);
     });
@@ -393,7 +421,14 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
   describe('subscription machine: a stream the server ends unanswered', () => {
     // No jitter (random 1): the delays are 100 ms, then 200 ms.
     const relisten = { backoff: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 1_000 }, random: () => 1 };
-    const ended = (acknowledgedForMs = 0) => ({ type: 'listen.ended', cause: 'eof', acknowledgedForMs }) as const;
+    const ended = () => ({ type: 'listen.ended', cause: 'eof' }) as const;
+    /** Ends the run unanswered, waits out the backoff, and has the re-listen acknowledged and resynced. */
+    const relistenOnce = (h: ReturnType<typeof harness>, delayMs: number) => {
+      h.actor.send(ended());
+      h.clock.increment(delayMs);
+      h.open();
+      h.resyncs.at(-1)?.resolve({});
+    };
 
     it('ends as remote while reconnection is off', () => {
       const h = harness(runtime);
@@ -412,7 +447,7 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       h.clock.increment(99);
       expect(h.state()).toBe('relistening');
       h.clock.increment(1);
-      expect(h.state()).toEqual({ listening: 'reopening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
       expect(h.listens.map((listen) => listen.subscriptionId)).toEqual([7, 7]);
       h.open();
       expect(h.state()).toEqual({ listening: 'resyncing' });
@@ -423,28 +458,43 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       const h = harness(runtime, 1_000, relisten);
       h.actor.send(ended());
       h.clock.increment(100);
-      expect(h.state()).toEqual({ listening: 'opening' });
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
     });
 
-    it('gives up after its attempts as reconnect_exhausted; a run acknowledged longer than the longest delay starts the count again', () => {
+    it('gives up after its attempts as reconnect_exhausted; a run delivering longer than the longest delay (on the machine clock) starts the count again', () => {
       const h = harness(runtime, 1_000, relisten);
       h.open();
+      relistenOnce(h, 100);
+      relistenOnce(h, 200);
+      expect(h.state()).toEqual({ listening: 'relistened' });
+      // This run delivers past maxDelayMs: recovered, so the next end is attempt 1 again, not 3.
+      h.clock.increment(1_000);
       h.actor.send(ended());
-      h.clock.increment(100);
-      h.open();
-      h.actor.send(ended());
-      h.clock.increment(200);
-      h.open();
-      // This run lasted past maxDelayMs: recovered, so this is attempt 1 again, not 3.
-      h.actor.send(ended(5_000));
       expect(h.state()).toBe('relistening');
       h.clock.increment(100);
       h.open();
-      h.actor.send(ended());
-      h.clock.increment(200);
-      h.open();
+      h.resyncs.at(-1)?.resolve({});
+      relistenOnce(h, 200);
       h.actor.send(ended());
       expect(h.output()).toEqual({ type: 'reconnect_exhausted', cause: 'eof', attempts: 2 });
+    });
+
+    it('a run shorter than the longest delay forgives nothing', () => {
+      const h = harness(runtime, 1_000, relisten);
+      h.open();
+      relistenOnce(h, 100);
+      relistenOnce(h, 200);
+      h.clock.increment(999);
+      h.actor.send(ended());
+      expect(h.output()).toEqual({ type: 'reconnect_exhausted', cause: 'eof', attempts: 2 });
+    });
+
+    it('a stream that never re-listened holds no recovery timer (most of 10,000 open streams)', () => {
+      const h = harness(runtime, 1_000, relisten);
+      h.open();
+      expect(h.state()).toEqual({ listening: 'active' });
+      relistenOnce(h, 100);
+      expect(h.state()).toEqual({ listening: 'relistened' });
     });
 
     it('closing or losing the connection while it waits', () => {

@@ -40,15 +40,15 @@ function startWorker({ generation }: { generation: number | undefined } = { gene
 describe('URI worker', () => {
   it('subscribes a shared URI once and unsubscribes it only when its last holder leaves', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///x'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///x'] });
     (await w.call(1)).resolve();
     await w.idle();
-    w.actor.send({ type: 'acquire', listenerId: 'b', uris: ['file:///x'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'b', uris: ['file:///x'] });
     await w.idle();
-    w.actor.send({ type: 'release', listenerId: 'a' });
+    w.actor.send({ type: 'uris.release', listenerId: 'a' });
     await w.idle();
     expect(w.log()).toEqual(['subscribe file:///x']);
-    w.actor.send({ type: 'release', listenerId: 'b' });
+    w.actor.send({ type: 'uris.release', listenerId: 'b' });
     (await w.call(2)).resolve();
     await w.idle();
     expect(w.log()).toEqual(['subscribe file:///x', 'unsubscribe file:///x']);
@@ -58,10 +58,10 @@ describe('URI worker', () => {
 
   it('rolls back a failed acquire without touching a URI another listener holds', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///shared'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///shared'] });
     (await w.call(1)).resolve();
     await w.idle();
-    w.actor.send({ type: 'acquire', listenerId: 'b', uris: ['file:///shared', 'file:///own', 'file:///bad'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'b', uris: ['file:///shared', 'file:///own', 'file:///bad'] });
     (await w.call(2)).resolve();
     (await w.call(3)).reject(new Error('nope'));
     (await w.call(4)).resolve();
@@ -73,12 +73,12 @@ describe('URI worker', () => {
 
   it('runs an acquire that races a release of the same URI after the unsubscribe', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///x'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///x'] });
     (await w.call(1)).resolve();
     await w.idle();
-    w.actor.send({ type: 'release', listenerId: 'a' });
+    w.actor.send({ type: 'uris.release', listenerId: 'a' });
     const unsubscribe = await w.call(2);
-    w.actor.send({ type: 'acquire', listenerId: 'b', uris: ['file:///x'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'b', uris: ['file:///x'] });
     expect(w.calls).toHaveLength(2);
     unsubscribe.resolve();
     (await w.call(3)).resolve();
@@ -89,10 +89,10 @@ describe('URI worker', () => {
 
   it('withdraws a queued acquire when its listener is released before it runs', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///a'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///a'] });
     const first = await w.call(1);
-    w.actor.send({ type: 'acquire', listenerId: 'b', uris: ['file:///b'] });
-    w.actor.send({ type: 'release', listenerId: 'b' });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'b', uris: ['file:///b'] });
+    w.actor.send({ type: 'uris.release', listenerId: 'b' });
     first.resolve();
     await w.idle();
     expect(w.log()).toEqual(['subscribe file:///a']);
@@ -101,7 +101,7 @@ describe('URI worker', () => {
 
   it('re-subscribes held URIs after a reconnect and reports what failed, keeping failed URIs held but lost', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1', 'file:///2'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///1', 'file:///2'] });
     (await w.call(1)).resolve();
     (await w.call(2)).resolve();
     await w.idle();
@@ -119,7 +119,7 @@ describe('URI worker', () => {
     });
     expect(w.actor.getSnapshot().context).toMatchObject({ lost: ['file:///2'], holders: { 'file:///2': ['a'] } });
     // The next listener asking for the lost URI goes to the wire again.
-    w.actor.send({ type: 'acquire', listenerId: 'b', uris: ['file:///2'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'b', uris: ['file:///2'] });
     (await w.call(5)).resolve();
     await w.idle();
     expect(w.log().slice(4)).toEqual(['subscribe file:///2']);
@@ -128,11 +128,11 @@ describe('URI worker', () => {
 
   it('drops a lost URI without an unsubscribe when its last holder leaves', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///1'] });
     (await w.call(1)).resolve();
     await w.idle();
     w.actor.send({ type: 'connection.lost' });
-    w.actor.send({ type: 'release', listenerId: 'a' });
+    w.actor.send({ type: 'uris.release', listenerId: 'a' });
     expect(w.emitted.at(-1)).toEqual({ type: 'release.done', listenerId: 'a' });
     w.actor.send({ type: 'connection.ready', era: 'legacy', generation: 2 });
     await w.idle();
@@ -142,7 +142,7 @@ describe('URI worker', () => {
 
   it('never reports a re-subscription that a newer loss interrupted', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///1'] });
     (await w.call(1)).resolve();
     await w.idle();
     w.actor.send({ type: 'connection.lost' });
@@ -159,7 +159,7 @@ describe('URI worker', () => {
 
   it('resumes an acquire interrupted by a transport loss once the connection is back', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1', 'file:///2'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///1', 'file:///2'] });
     (await w.call(1)).resolve();
     const interrupted = await w.call(2);
     w.actor.send({ type: 'connection.lost' });
@@ -175,9 +175,9 @@ describe('URI worker', () => {
 
   it('withdraws an interrupted acquire whose listener was released while it ran', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///1'] });
     await w.call(1);
-    w.actor.send({ type: 'release', listenerId: 'a' });
+    w.actor.send({ type: 'uris.release', listenerId: 'a' });
     w.actor.send({ type: 'connection.lost' });
     w.actor.send({ type: 'connection.ready', era: 'legacy', generation: 2 });
     await w.idle();
@@ -188,7 +188,7 @@ describe('URI worker', () => {
 
   it('waits for the first connection before running acquires', async () => {
     const w = startWorker({ generation: undefined });
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///1'] });
     expect(w.calls).toHaveLength(0);
     w.actor.send({ type: 'connection.ready', era: 'legacy', generation: 1 });
     (await w.call(1)).resolve();
@@ -198,7 +198,7 @@ describe('URI worker', () => {
 
   it('forgets everything when the peer turns out to be modern and ends on close', async () => {
     const w = startWorker();
-    w.actor.send({ type: 'acquire', listenerId: 'a', uris: ['file:///1'] });
+    w.actor.send({ type: 'uris.acquire', listenerId: 'a', uris: ['file:///1'] });
     (await w.call(1)).resolve();
     await w.idle();
     w.actor.send({ type: 'connection.lost' });
