@@ -273,6 +273,8 @@ export const cacheMachine = setup({
     idle: {
       on: { 'cache.start': 'negotiating' },
     },
+    // The client closed the connection: nothing to recover and nothing to refetch; reads are refused.
+    closed: { type: 'final' },
     negotiating: {
       invoke: {
         src: 'negotiation',
@@ -381,7 +383,5 @@ export const cacheMachine = setup({
         },
       },
     },
-    // The client closed the connection: nothing to recover and nothing to refetch; reads are refused.
-    closed: { type: 'final' },
   },
 });
