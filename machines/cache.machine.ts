@@ -24,6 +24,14 @@
  * An empty intersection is `noOverlap`: nothing is opened, and the next
  * negotiation is intersected again.
  *
+ * The start is over (`cache.started`, once) when the first stream opens or
+ * the cache settles without one (noOverlap, completed, degraded, or the first
+ * stream failed): until then a read of an empty entry waits for the fetch the
+ * opening starts instead of fetching on its own, so each entry is fetched
+ * once. The client closing the connection on purpose (`disconnected`,
+ * `shutdown`) ends the cache (`closed`, final) with nothing refetched; a
+ * connection that ended otherwise leaves it `degraded`.
+ *
  * Entries and their freshness are not here (src/cache keeps them in a store);
  * this machine decides only what the cache is doing. Negotiation and the
  * stream (a modern listen or a legacy listener, chosen by era) are invoked
@@ -54,6 +62,7 @@ export interface CacheNegotiation {
 /** The interest set intersected with capabilities; `null` when they share nothing. */
 export type Intersect = (capabilities: Record<string, unknown>) => NotificationFilter | null;
 
+/** Why the cache is degraded. */
 export type CacheDegradedReason =
   | { type: 'recovery_exhausted'; attempts: number; cause: unknown }
   | { type: 'connection_closed'; reason: ConnectionClosedReason };
@@ -83,6 +92,10 @@ export interface CacheContext {
   interrupted: NotificationFilter | null;
   lastCause: unknown;
   degradedBy: CacheDegradedReason | undefined;
+  /** `cache.started` was emitted: reads fetch on their own from then on. */
+  started: boolean;
+  /** The client's reason, once it closed the connection and so ended the cache. */
+  closedBy: ConnectionClosedReason | undefined;
 }
 
 export type CacheMachineEvent =
@@ -121,7 +134,9 @@ export type CacheEmitted =
   /** A stream is live and keeps `filter` current; emitted before the gap's `cache.invalidate`. */
   | { type: 'cache.covered'; filter: NotificationFilter }
   /** No stream is live any more: nothing is notification-backed until the next `cache.covered`. */
-  | { type: 'cache.uncovered' };
+  | { type: 'cache.uncovered' }
+  /** The start is over (emitted once): entries nothing fetched yet are fetched when read. */
+  | { type: 'cache.started' };
 
 export interface ListenInput {
   era: Era;
@@ -151,6 +166,8 @@ export const cacheMachine = setup({
   guards: {
     hasOverlap: ({ context }) => context.filter !== null,
     attemptsLeft: ({ context }) => context.attempt < context.recovery.maxAttempts,
+    // The client closed the connection on purpose: the cache ends with it rather than degrading.
+    closedByClient: ({ event }) => event.type === 'connection.closed' && (event.reason.type === 'disconnected' || event.reason.type === 'shutdown'),
     reconnectsExhausted: ({ context, event }) => event.type === 'connection.reconnecting' && event.attempt > context.recovery.maxAttempts,
     // The stream listens for exactly this intersection in this era, so it can resume; anything else is a new stream.
     sameIntersection: ({ context, event }) => {
@@ -203,6 +220,12 @@ export const cacheMachine = setup({
       filter: (event as { honored?: NotificationFilter }).honored ?? (context.filter as NotificationFilter),
     })),
     announceUncovered: emit({ type: 'cache.uncovered' as const }),
+    announceStarted: enqueueActions(({ context, enqueue }) => {
+      if (context.started) return;
+      enqueue.assign({ started: true });
+      enqueue.emit({ type: 'cache.started' });
+    }),
+    recordClosed: assign({ closedBy: (_, params: { reason: ConnectionClosedReason }) => params.reason }),
     forwardNotification: emit(({ event }) => {
       const { method, params } = event as Extract<CacheMachineEvent, { type: 'stream.notification' }>;
       return { type: 'cache.notification' as const, method, params };
@@ -236,18 +259,22 @@ export const cacheMachine = setup({
     interrupted: null,
     lastCause: undefined,
     degradedBy: undefined,
+    started: false,
+    closedBy: undefined,
   }),
   initial: 'idle',
   on: {
-    'connection.closed': {
-      target: '.degraded',
-      actions: { type: 'degradeClosed', params: ({ event }) => ({ reason: event.reason }) },
-    },
+    'connection.closed': [
+      { guard: 'closedByClient', target: '.closed', actions: { type: 'recordClosed', params: ({ event }) => ({ reason: event.reason }) } },
+      { target: '.degraded', actions: { type: 'degradeClosed', params: ({ event }) => ({ reason: event.reason }) } },
+    ],
   },
   states: {
     idle: {
       on: { 'cache.start': 'negotiating' },
     },
+    // The client closed the connection: nothing to recover and nothing to refetch; reads are refused.
+    closed: { type: 'final' },
     negotiating: {
       invoke: {
         src: 'negotiation',
@@ -274,7 +301,7 @@ export const cacheMachine = setup({
       states: {
         opening: {
           // Invalidating only once the new stream is open means no change falls between refetch and coverage.
-          on: { 'stream.opened': { target: 'open', actions: ['resetAttempts', 'countStream', 'announceCovered', 'invalidateInterrupted'] } },
+          on: { 'stream.opened': { target: 'open', actions: ['resetAttempts', 'countStream', 'announceCovered', 'invalidateInterrupted', 'announceStarted'] } },
         },
         open: {
           exit: 'announceUncovered',
@@ -288,7 +315,7 @@ export const cacheMachine = setup({
           on: {
             'stream.resumed': { target: 'open', actions: ['resetAttempts', 'announceCovered', 'invalidateInterrupted'] },
             // A stream lost before its first acknowledgment opens (for the first time) on the next connection.
-            'stream.opened': { target: 'open', actions: ['resetAttempts', 'countStream', 'announceCovered', 'invalidateInterrupted'] },
+            'stream.opened': { target: 'open', actions: ['resetAttempts', 'countStream', 'announceCovered', 'invalidateInterrupted', 'announceStarted'] },
           },
         },
       },
@@ -327,6 +354,8 @@ export const cacheMachine = setup({
     },
     // The one place that decides between another attempt and giving up.
     interrupted: {
+      // A first stream that failed is waited out by no read: they fetch on their own during recovery.
+      entry: 'announceStarted',
       always: [{ guard: 'attemptsLeft', target: 'recovering' }, { target: 'degraded', actions: 'degradeExhausted' }],
     },
     recovering: {
@@ -334,7 +363,7 @@ export const cacheMachine = setup({
       after: { retryDelay: 'negotiating' },
     },
     noOverlap: {
-      entry: 'invalidateInterrupted',
+      entry: ['invalidateInterrupted', 'announceStarted'],
       on: {
         'connection.ready': { target: 'intersecting', actions: { type: 'recordNegotiation', params: ({ event }) => event } },
       },
@@ -342,12 +371,13 @@ export const cacheMachine = setup({
     // The server said it was done (typically shutting down): no recovery. A new negotiation is a new
     // server, whose intersection is listened for afresh.
     completed: {
+      entry: 'announceStarted',
       on: {
         'connection.ready': { target: 'intersecting', actions: { type: 'recordNegotiation', params: ({ event }) => event } },
       },
     },
     degraded: {
-      entry: 'invalidateInterrupted',
+      entry: ['invalidateInterrupted', 'announceStarted'],
       on: {
         'connection.ready': {
           target: 'intersecting',

@@ -93,6 +93,8 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
     const ended = (reason: ClosedReason) => {
       if (reason.type === 'graceful') send({ type: 'stream.ended_gracefully' });
       else if (reason.type === 'reconnect_exhausted') send({ type: 'stream.exhausted', attempts: reason.attempts, cause: reason.cause });
+      // The client closed the connection (a listener hears it before the cache does): the cache ends with it.
+      else if (reason.type === 'disconnected' || reason.type === 'shutdown') send({ type: 'connection.closed', reason });
       else if (reason.type !== 'local') send({ type: 'stream.closed_unexpectedly', cause: reason });
     };
     let stream: ListenStream | undefined;

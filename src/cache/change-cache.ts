@@ -76,6 +76,8 @@ function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
       return { capabilities: context.capabilities };
     case 'degraded':
       return context.degradedBy;
+    case 'closed':
+      return context.closedBy;
     default:
       return undefined;
   }
@@ -103,7 +105,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     for (const listener of listeners) listener(event);
   };
   const store = createEntryStore([...known]);
-  const refresher = new EntryRefresher({ store, fetch: (key) => fetchEntry(client, key), emit, now });
+  const refresher = new EntryRefresher({ store, fetch: (key) => fetchEntry(client, key), emit, now, awaitStart: true });
   const ours = (keys: EntryKey[]) => keys.filter((key) => known.has(key));
 
   const machine = cacheMachine.provide({
@@ -123,6 +125,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
 
   actor.on('cache.covered', (event) => refresher.covered(ours(entriesCoveredBy(event.filter))));
   actor.on('cache.uncovered', () => refresher.uncovered());
+  actor.on('cache.started', () => refresher.started());
   actor.on('cache.invalidate', (event) => {
     for (const key of ours(entriesCoveredBy(event.filter))) refresher.gap(key);
   });
@@ -137,8 +140,18 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     if (next === state) return;
     const previous = state;
     state = next;
+    // Ended before the event goes out, so a listener that reads on `closed` is refused.
+    if (snapshot.status === 'done') end();
     emit({ type: 'state', state: next, previous, detail: stateDetail(next, snapshot) });
   });
+
+  let closed = false;
+  /** Stops following the client and refuses reads; the actor is stopped by `close()` or has ended on its own. */
+  const end = () => {
+    closed = true;
+    stopForwarding();
+    refresher.close();
+  };
 
   const stopForwarding = client.on((event) => {
     if (event.type === 'connection.ready') {
@@ -148,7 +161,6 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     }
   });
 
-  let closed = false;
   const read = async <T>(key: EntryKey, { mode = 'wait', timeoutMs = readTimeoutMs }: ReadOptions): Promise<CacheRead<T>> => {
     if (!known.has(key)) throw new NotInInterestError(key);
     return refresher.read<T>(key, mode, timeoutMs);
@@ -160,6 +172,12 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     actor.start();
     actor.send({ type: 'cache.start' });
   });
+
+  async function close(): Promise<void> {
+    if (closed && actor.getSnapshot().status !== 'active') return;
+    end();
+    actor.stop();
+  }
 
   return {
     interest,
@@ -182,12 +200,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     prompts: (options = {}) => read<JsonObject[]>('prompts', options),
     resources: (options = {}) => read<JsonObject[]>('resources', options),
     contents: (uri, options = {}) => read<JsonObject>(resourceEntry(uri), options),
-    async close() {
-      if (closed) return;
-      closed = true;
-      stopForwarding();
-      actor.stop();
-      refresher.close();
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }

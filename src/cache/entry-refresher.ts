@@ -5,6 +5,8 @@
  * that lands during a refetch marks the entry for exactly one more refetch
  * (however many land), never a lost update; waiting readers are answered
  * once the entry is valid or its fetch has failed (CacheFetchFailedError).
+ * Until the cache's start is over (`started()`), a read of an empty entry
+ * waits for the fetch the opening stream starts rather than starting its own.
  */
 import type { CacheEvent, CacheRead, ReadMode } from './types.ts';
 import type { EntryKey } from './entries.ts';
@@ -17,13 +19,20 @@ export interface EntryRefresherDeps {
   fetch(key: EntryKey): Promise<Fetched>;
   emit(event: CacheEvent): void;
   now(): number;
+  /** Reads of empty entries wait for `started()` before fetching on their own; false: they fetch at once. */
+  awaitStart?: boolean;
 }
 
 export class EntryRefresher {
   #closed = false;
   /** Waiting reads, checked once more when the cache closes. */
   readonly #closeWaiters = new Set<() => void>();
-  constructor(private readonly deps: EntryRefresherDeps) {}
+  #starting: boolean;
+  /** Entries read while starting: fetched at the start's end if nothing fetched them by then. */
+  readonly #wanted = new Set<EntryKey>();
+  constructor(private readonly deps: EntryRefresherDeps) {
+    this.#starting = deps.awaitStart ?? false;
+  }
 
   entry(key: EntryKey): Entry | undefined {
     return this.deps.store.getSnapshot().context.entries[key];
@@ -58,6 +67,14 @@ export class EntryRefresher {
     for (const key of keys) this.changed(key);
   }
 
+  /** The start is over: entries read meanwhile that nothing fetched are fetched now. */
+  started(): void {
+    if (!this.#starting) return;
+    this.#starting = false;
+    for (const key of this.#wanted) if (this.entry(key)?.status === 'empty') this.refetch(key);
+    this.#wanted.clear();
+  }
+
   uncovered(): void {
     this.deps.store.trigger.uncovered();
   }
@@ -75,9 +92,11 @@ export class EntryRefresher {
   }
 
   /**
-   * Reads one entry. An empty, invalid or expired entry is refetched; `wait`
-   * waits for that refetch (up to `timeoutMs`), `stale` answers at once with
-   * the value it has, marked stale. A value is `current` only when valid and
+   * Reads one entry. An empty, invalid or expired entry is refetched (an
+   * empty one before the start is over waits for the start's fetch instead);
+   * `wait` waits for that refetch (up to `timeoutMs`), `stale` answers at once
+   * with the value it has, marked stale, and waits like `wait` when there is
+   * no value yet. A value is `current` only when valid and
    * backed by a live stream or, uncovered, within its ttl.
    */
   async read<T>(key: EntryKey, mode: ReadMode, timeoutMs: number): Promise<CacheRead<T>> {
@@ -89,7 +108,8 @@ export class EntryRefresher {
     };
     const needsFetch = entry.status === 'empty' || entry.status === 'invalid' || isExpired(entry, this.deps.now());
     if (!needsFetch && entry.status === 'valid') return answer(entry);
-    if (needsFetch) this.refetch(key);
+    if (needsFetch && this.#starting && entry.status === 'empty') this.#wanted.add(key);
+    else if (needsFetch) this.refetch(key);
     if (mode === 'stale' && entry.value !== undefined) return answer(this.entry(key)!);
     return answer(await this.#settled(key, timeoutMs));
   }

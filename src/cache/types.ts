@@ -10,9 +10,16 @@ import type { Interest } from './interest.ts';
 
 export type { EntryKey, Interest };
 
-export type CacheState = 'idle' | 'negotiating' | 'listening' | 'recovering' | 'completed' | 'degraded' | 'noOverlap';
+/**
+ * Where the cache stands. `closed` is final: the client closed its connection (`disconnect()` or
+ * `shutdown()`), and reads reject with CacheClosedError.
+ */
+export type CacheState = 'idle' | 'negotiating' | 'listening' | 'recovering' | 'completed' | 'degraded' | 'noOverlap' | 'closed';
 
-/** How a read treats an entry that is invalid or being refetched. */
+/**
+ * How a read treats an entry that is invalid or being refetched. Before the first value exists both
+ * modes wait for the initial fetch (up to `timeoutMs`): there is nothing stale to answer with.
+ */
 export type ReadMode =
   /** Wait for the refetch (up to `timeoutMs`), then return the fresh value. */
   | 'wait'
@@ -38,7 +45,8 @@ export type CacheEvent =
    * A lifecycle transition. `detail` by state: listening `{ era, filter, resumed }` (`resumed`: a stream
    * was open before this one), negotiating `{ attempt }`, recovering `{ attempt, delayMs, cause }` (while
    * the connection reconnects: its attempt so far, 0 at first),
-   * noOverlap `{ capabilities }`, degraded the CacheDegradedReason.
+   * noOverlap `{ capabilities }`, degraded the CacheDegradedReason, closed the client's
+   * ConnectionClosedReason (`disconnected` or `shutdown`).
    */
   | { type: 'state'; state: CacheState; previous: CacheState; detail?: unknown }
   | { type: 'notification'; method: string; params: JsonObject }
@@ -57,6 +65,8 @@ export interface ChangeCache {
   resources(options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject[]>>;
   /** The contents of one resource from the interest set's URIs. */
   contents(uri: string, options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject>>;
-  /** Stops the stream or listener; the cache ends as it is. */
+  /** Stops the stream or listener; the cache ends as it is, and reads reject with CacheClosedError. */
   close(): Promise<void>;
+  /** `close()`, for `await using cache = createChangeCache(…)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }

@@ -161,7 +161,7 @@ export interface ChangeCacheLogicInput extends ChangeCacheOptions {
  * `notification`, `invalidated`, `refetching`, `replaced`,
  * `refetch_failed`) is sent to the parent as an event, so a host keeps its
  * own copy from `replaced`; the child completes when the cache reaches
- * `completed`, and stopping it closes the cache.
+ * `completed` or `closed` (the client closed), and stopping it closes the cache.
  */
 export const changeCacheLogic = fromEventObservable<CacheEvent, ChangeCacheLogicInput>(({ input }) =>
   feed((observer) => {
@@ -169,7 +169,7 @@ export const changeCacheLogic = fromEventObservable<CacheEvent, ChangeCacheLogic
     const cache = createChangeCache(client, options);
     const unsubscribe = cache.subscribe((event) => {
       observer.next(event);
-      if (event.type === 'state' && event.state === 'completed') observer.complete();
+      if (event.type === 'state' && (event.state === 'completed' || event.state === 'closed')) observer.complete();
     });
     return () => {
       unsubscribe();

@@ -16,7 +16,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function setup() {
+function setup(awaitStart = false) {
   const keys: EntryKey[] = ['tools', 'prompts'];
   const store = createEntryStore(keys);
   const pending: { key: EntryKey; resolve(fetched: Fetched): void; reject(error: Error): void }[] = [];
@@ -29,6 +29,7 @@ function setup() {
       if ('key' in event) events.push(`${event.type} ${event.key}`);
     },
     now: () => clock,
+    awaitStart,
   });
   /** Answers the oldest outstanding fetch, then lets its continuation run. */
   const answer = async (value: unknown, ttlMs?: number) => {
@@ -45,6 +46,30 @@ function setup() {
 }
 
 describe('entry refresher', () => {
+  it('before the start is over, a read of an empty entry waits for the fetch the opening starts, in either mode', async () => {
+    const t = setup(true);
+    const reads = [t.refresher.read('tools', 'wait', 5_000), t.refresher.read('tools', 'stale', 5_000)];
+    expect(t.pending).toHaveLength(0);
+    t.refresher.covered(['tools']);
+    expect(t.pending.map((fetch) => fetch.key)).toEqual(['tools']);
+    await t.answer(['v1']);
+    t.refresher.started();
+    for (const read of await Promise.all(reads)) expect(read).toMatchObject({ value: ['v1'], freshness: 'current', backedBy: 'stream' });
+    expect(t.pending).toHaveLength(0);
+  });
+
+  it("at the start's end fetches what was read meanwhile and nothing covered, once", async () => {
+    const t = setup(true);
+    const read = t.refresher.read('prompts', 'wait', 5_000);
+    t.refresher.covered(['tools']);
+    t.refresher.started();
+    t.refresher.started();
+    expect(t.pending.map((fetch) => fetch.key)).toEqual(['tools', 'prompts']);
+    await t.answer(['tool']);
+    await t.answer(['prompt']);
+    expect(await read).toMatchObject({ value: ['prompt'], freshness: 'stale', backedBy: 'none' });
+  });
+
   it('turns any number of changes during a refetch into exactly one more refetch', async () => {
     const t = setup();
     t.refresher.covered(['tools']);

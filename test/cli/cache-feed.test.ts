@@ -47,6 +47,7 @@ class FakeCache implements ChangeCache {
     return read({ contents: [{ uri, text: this.text }] });
   }
   async close(): Promise<void> {}
+  async [Symbol.asyncDispose](): Promise<void> {}
 }
 
 function setUp(keys: EntryKey[] = ['tools']) {

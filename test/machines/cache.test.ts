@@ -58,10 +58,14 @@ function startCache(script: Array<CacheNegotiation | Error>, recovery: CacheReco
     input: { intersect: (capabilities) => computeFilter(interest, capabilities as ServerCapabilities), recovery, random: () => 1 },
     clock,
   });
-  // Work (notifications, invalidations) apart from coverage announcements, which the tests check on their own.
+  // Work (notifications, invalidations) apart from coverage announcements and the start's end, which the tests check on their own.
   const emitted: CacheEmitted[] = [];
   const coverage: CacheEmitted[] = [];
-  actor.on('*', (event) => (event.type === 'cache.covered' || event.type === 'cache.uncovered' ? coverage : emitted).push(event));
+  let started = 0;
+  actor.on('*', (event) => {
+    if (event.type === 'cache.started') started += 1;
+    else (event.type === 'cache.covered' || event.type === 'cache.uncovered' ? coverage : emitted).push(event);
+  });
   const visited: string[] = [];
   actor.subscribe((snapshot) => visited.push(JSON.stringify(snapshot.value)));
   actor.start();
@@ -72,7 +76,7 @@ function startCache(script: Array<CacheNegotiation | Error>, recovery: CacheReco
     if (!stream) throw new Error('no stream was opened');
     return stream;
   };
-  return { actor, clock, negotiations, streams, emitted, coverage, visited, until, state, lastStream };
+  return { actor, clock, negotiations, streams, emitted, coverage, visited, until, state, lastStream, started: () => started };
 }
 
 describe('cache machine', () => {
@@ -149,9 +153,9 @@ describe('cache machine', () => {
     cache.actor.send({ type: 'cache.start' });
     await cache.until((s) => s.matches('listening'));
     cache.lastStream().send({ type: 'stream.ended_gracefully' });
-    cache.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
+    cache.actor.send({ type: 'connection.closed', reason: { type: 'transport_closed', cause: 'eof' } });
     expect(cache.state()).toBe('degraded');
-    expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'connection_closed', reason: { type: 'disconnected' } });
+    expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'connection_closed', reason: { type: 'transport_closed', cause: 'eof' } });
   });
 
   it('recovers an unexpected close with growing delays, bounded by the maximum, then degrades', async () => {
@@ -245,16 +249,63 @@ describe('cache machine', () => {
     ]);
   });
 
-  it('degrades with the reason when the connection closes for good', async () => {
+  it('degrades with the reason when the connection closes for good on its own', async () => {
     const cache = startCache([modern(toolsOnly)]);
     cache.actor.send({ type: 'cache.start' });
     await cache.until((s) => s.matches('listening'));
     cache.lastStream().send({ type: 'stream.opened' });
-    cache.actor.send({ type: 'connection.closed', reason: { type: 'disconnected' } });
+    cache.actor.send({ type: 'connection.closed', reason: { type: 'transport_closed', cause: 'eof' } });
 
     expect(cache.state()).toBe('degraded');
-    expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'connection_closed', reason: { type: 'disconnected' } });
+    expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'connection_closed', reason: { type: 'transport_closed', cause: 'eof' } });
     expect(cache.lastStream().stopped).toBe(true);
+  });
+
+  for (const reason of [{ type: 'disconnected' as const }, { type: 'shutdown' as const, cause: 'stopping' }]) {
+    it(`ends (closed, final) with the client's reason when the client closes the connection (${reason.type}), invalidating nothing`, async () => {
+      const cache = startCache([modern(toolsOnly)]);
+      cache.actor.send({ type: 'cache.start' });
+      await cache.until((s) => s.matches('listening'));
+      cache.lastStream().send({ type: 'stream.opened' });
+      // The stream lost before the close: its coverage is in doubt, but a closing cache refetches nothing.
+      cache.actor.send({ type: 'connection.lost', cause: 'closing' });
+      cache.actor.send({ type: 'connection.closed', reason });
+
+      expect(cache.state()).toBe('closed');
+      expect(cache.actor.getSnapshot().status).toBe('done');
+      expect(cache.actor.getSnapshot().context.closedBy).toEqual(reason);
+      expect(cache.actor.getSnapshot().context.degradedBy).toBeUndefined();
+      expect(cache.emitted).toEqual([]);
+      expect(cache.lastStream().stopped).toBe(true);
+    });
+  }
+
+  it('ends its start once: at the first stream that opens, not before, and not again', async () => {
+    const cache = startCache([modern(toolsOnly), modern(toolsOnly)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    expect(cache.started()).toBe(0);
+    cache.lastStream().send({ type: 'stream.opened' });
+    expect(cache.started()).toBe(1);
+    cache.lastStream().send({ type: 'stream.closed_unexpectedly', cause: 'cancelled' });
+    cache.clock.increment(1_000);
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.opened' });
+    expect(cache.started()).toBe(1);
+  });
+
+  it('ends its start without a stream when nothing overlaps, or when the first stream fails', async () => {
+    const none = startCache([modern({})]);
+    none.actor.send({ type: 'cache.start' });
+    await none.until((s) => s.matches('noOverlap'));
+    expect(none.started()).toBe(1);
+
+    const failing = startCache([modern(toolsOnly)]);
+    failing.actor.send({ type: 'cache.start' });
+    await failing.until((s) => s.matches('listening'));
+    failing.lastStream().send({ type: 'stream.closed_unexpectedly', cause: 'refused' });
+    expect(failing.state()).toBe('recovering');
+    expect(failing.started()).toBe(1);
   });
 
   it('stops waiting to retry when the connection closes during recovery', async () => {
