@@ -5,7 +5,7 @@
  * the machine; this class mirrors whether it is ready (for the hot path)
  * and reports to it what the wire shows.
  */
-import { createActor, fromCallback, type Actor, type ActorOptions } from 'xstate';
+import { createActor, fromCallback, type Actor } from 'xstate';
 import {
   connectionMachine,
   DEFAULT_BACKOFF,
@@ -41,9 +41,8 @@ import { DEFAULT_PROBE_TIMEOUT_MS, negotiationWithWire, type NegotiationWire } f
 import { Outbound } from './outbound.ts';
 import { PendingRequests } from './pending-requests.ts';
 import { ServerRequestHandlers } from './server-requests.ts';
-import type { Inspect, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
-
-type Clock = NonNullable<ActorOptions<typeof connectionMachine>['clock']>;
+import type { Clock, Inspector } from '../runtime/actor-options.ts';
+import type { ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
 
 /** Documented default for every request except `subscriptions/listen`, which has no deadline. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -68,7 +67,7 @@ export interface ConnectionOptions {
    */
   firstConnect?: FirstConnectPolicy;
   /** Passed to every actor the client creates (e.g. a `@statelyai/inspect` inspector's `inspect`). */
-  inspect?: Inspect;
+  inspect?: Inspector;
   /** For tests: drives the reconnect backoff. */
   clock?: Clock;
   random?: () => number;
