@@ -12,6 +12,7 @@ import {
   type FirstConnectPolicy,
   type Backoff,
   type ConnectionEmitted,
+  type LivenessNotice,
   type Negotiated,
 } from '../../machines/connection.machine.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
@@ -128,7 +129,7 @@ export class Connection implements ListenPort {
       send: (message, transport) => this.#transmit(message, transport),
       report: (error) => this.#report(error),
       notConnected: () => new NotConnectedError(this.stateName(), 'subscriptions/listen'),
-      peerAnswers: () => this.#peerAnswers(),
+      endedUnanswered: (id, cause) => this.actor.send({ type: 'listen.ended_unanswered', id, cause }),
     });
     const machine = connectionMachine.provide({
       actors: {
@@ -153,11 +154,13 @@ export class Connection implements ListenPort {
             this.#ready = false;
             this.#transport = undefined;
             this.#outbound.forget();
+            this.#listenRoutes.forgetUnanswered();
             this.serverRequests.abortAll('connection lost');
             this.#pending.failAll((method) => new ConnectionLostError(method));
             this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
           };
         }),
+        probe: fromCallback(({ sendBack }) => this.#probePeer((fact) => sendBack(fact))),
         negotiate: negotiationWithWire(() => this.#negotiationWire(), this.#options, this.#negotiationPatienceMs()),
       },
     });
@@ -175,6 +178,7 @@ export class Connection implements ListenPort {
       ...(options.clock ? { clock: options.clock } : {}),
     });
     this.actor.on('*', (event) => {
+      if (event.type === 'listen.ended_alone') return this.#listenRoutes.endedAlone(event.id, event.cause);
       if (event.type === 'connection.ready') {
         this.#negotiated = event.negotiated;
         this.#ready = true;
@@ -321,17 +325,22 @@ export class Connection implements ListenPort {
     if (!this.#listenRoutes.streamEnded(id, error)) this.#pending.fail(id, error);
   }
 
-  /** Asks the peer whether it is there: any answer says yes; anything else is a lost transport, told to the machine. */
-  async #peerAnswers(): Promise<boolean> {
-    if (!this.#ready) return false;
-    try {
-      await this.#request('server/discover', {}, { timeoutMs: this.#options.probeTimeoutMs });
-      return true;
-    } catch (error) {
-      if (error instanceof RpcError || error instanceof RequestTimeoutError) return true;
-      if (this.#ready) this.actor.send({ type: 'transport.failed', cause: error });
-      return false;
-    }
+  /**
+   * The liveness probe the machine starts: `server/discover`, and what the
+   * wire showed (any response is an answer; a failure to send or a lost
+   * transport is not). How long to wait is the machine's probe timeout; its
+   * verdict stops this, which abandons the request.
+   */
+  #probePeer(report: (fact: Extract<LivenessNotice, { type: 'probe.answered' | 'probe.failed' }>) => void): () => void {
+    const abandon = new AbortController();
+    this.#request('server/discover', {}, { timeoutMs: this.#negotiationPatienceMs(), signal: abandon.signal }).then(
+      () => report({ type: 'probe.answered' }),
+      (error: unknown) => {
+        if (abandon.signal.aborted || error instanceof RequestTimeoutError) return;
+        report(error instanceof RpcError ? { type: 'probe.answered' } : { type: 'probe.failed', cause: error });
+      },
+    );
+    return () => abandon.abort();
   }
 
   /** `ping` is answered here; the rest by the registered handlers (server-requests.ts), on the transport that asked. */
