@@ -4,15 +4,20 @@
  * typed reason. The transport and the negotiation are invoked actors that
  * src/client provides; this machine only decides what happens next.
  *
+ * While ready it also gives the liveness verdict: a listen stream that ended
+ * with no answer is the stream alone when the peer answers a probe (or stays
+ * silent past the probe timeout), and a lost transport when the probe fails.
+ *
  * Lifecycle facts other actors depend on are emitted (`connection.ready`,
  * `connection.lost`, `connection.reconnecting`, `connection.era_changed`,
  * `connection.closed`), so listeners, streams and the cache react to one
  * source of truth.
  */
-import { assign, emit, fromCallback, setup } from 'xstate';
+import { assign, cancel, emit, enqueueActions, fromCallback, raise, setup, spawnChild, stopChild } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
+import type { RequestId } from './request-id.ts';
 import { negotiationMachine, type Negotiated, type NegotiationOutput, type NegotiationSettings } from './negotiation.machine.ts';
 
 export { backoffDelay, type Backoff, type Negotiated, type NegotiationSettings };
@@ -55,6 +60,14 @@ export interface ConnectionContext {
   /** Why the last attempt or the transport failed. */
   lastCause: unknown;
   closedReason: ConnectionClosedReason | undefined;
+  /** Listen streams that ended unanswered while ready, awaiting the liveness verdict (non-empty while a probe runs). */
+  endedUnanswered: EndedUnanswered[];
+}
+
+/** A listen stream that ended with no answer, and how it ended. */
+export interface EndedUnanswered {
+  id: RequestId;
+  cause: unknown;
 }
 
 export type TransportNotice =
@@ -62,11 +75,22 @@ export type TransportNotice =
   | { type: 'transport.opened'; silenceMayMeanLegacy: boolean }
   | { type: 'transport.failed'; cause: unknown };
 
+/** What src/ reports for the liveness verdict: a stream's unanswered end, and what the probe of the peer showed. */
+export type LivenessNotice =
+  | ({ type: 'listen.ended_unanswered' } & EndedUnanswered)
+  /** The peer answered the probe (a result or an error response): it is there. */
+  | { type: 'probe.answered' }
+  /** The probe could not be answered: the transport failed under it. */
+  | { type: 'probe.failed'; cause: unknown };
+
 export type ConnectionEvent =
   | { type: 'connect' }
   | { type: 'disconnect' }
   | { type: 'shutdown'; cause: unknown }
-  | TransportNotice;
+  | TransportNotice
+  | LivenessNotice
+  /** Raised by the machine itself, on its clock, when the probe has gone unanswered for the probe timeout. */
+  | { type: 'probe.timed_out' };
 
 /** The lifecycle facts the actors built on a connection (streams, listeners, the cache) react to. */
 export type ConnectionLifecycleEvent =
@@ -91,6 +115,9 @@ export type ConnectionEmitted =
   | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
   | { type: 'connection.failed'; cause: unknown };
 
+/** The liveness verdict for one stream, for the connection's owner only: it ended alone, and the transport stays. */
+export type StreamVerdict = { type: 'listen.ended_alone' } & EndedUnanswered;
+
 /** The negotiation's outcome, from its done event; anything else counts as a failure without a cause. */
 function outcomeOf(event: { type: string }): NegotiationOutput {
   return 'output' in event ? (event.output as NegotiationOutput) : { type: 'failed', error: undefined };
@@ -102,13 +129,15 @@ export const connectionMachine = setup({
     events: {} as ConnectionEvent,
     input: {} as ConnectionInput,
     output: {} as ConnectionClosedReason,
-    emitted: {} as ConnectionEmitted,
+    emitted: {} as ConnectionEmitted | StreamVerdict,
   },
   actors: {
     /** Opens a fresh transport; reports `transport.opened` / `transport.failed`; closes it on exit. */
     transport: fromCallback<{ type: 'never' }, { attempt: number }>(() => () => {}),
     /** The negotiation machine, its I/O provided by src/client. */
     negotiate: negotiationMachine,
+    /** Asks the peer whether it is there; reports `probe.answered` / `probe.failed`; abandons the request when stopped. */
+    probe: fromCallback<{ type: 'never' }>(() => () => {}),
   },
   guards: {
     firstConnectFailed: ({ context }) =>
@@ -122,9 +151,11 @@ export const connectionMachine = setup({
       return context.negotiated !== undefined && outcome.type === 'negotiated' && outcome.negotiated.era !== context.negotiated.era;
     },
     legacy: ({ context }) => context.negotiated?.era === 'legacy',
+    probing: ({ context }) => context.endedUnanswered.length > 0,
   },
   delays: {
     reconnectDelay: ({ context }) => context.nextDelayMs,
+    probeTimeout: ({ context }) => context.negotiation.probeTimeoutMs,
   },
   actions: {
     rememberCause: assign({
@@ -176,6 +207,24 @@ export const connectionMachine = setup({
     closeAs: assign({
       closedReason: (_, reason: ConnectionClosedReason) => reason,
     }),
+    holdEnded: assign({
+      endedUnanswered: ({ context, event }) =>
+        event.type === 'listen.ended_unanswered' ? [...context.endedUnanswered, { id: event.id, cause: event.cause }] : context.endedUnanswered,
+    }),
+    // One probe answers for every stream that ends while it runs.
+    startProbe: enqueueActions(({ enqueue }) => {
+      enqueue(spawnChild('probe', { id: 'probe' }));
+      enqueue(raise({ type: 'probe.timed_out' }, { id: 'probeTimeout', delay: 'probeTimeout' }));
+    }),
+    stopProbe: enqueueActions(({ enqueue }) => {
+      enqueue(stopChild('probe'));
+      enqueue(cancel('probeTimeout'));
+    }),
+    announceEndedAlone: enqueueActions(({ context, enqueue }) => {
+      for (const ended of context.endedUnanswered) enqueue.emit({ type: 'listen.ended_alone', id: ended.id, cause: ended.cause });
+      enqueue.assign({ endedUnanswered: [] });
+    }),
+    forgetEnded: assign({ endedUnanswered: [] }),
     announceClosed: emit(({ context }) => ({ type: 'connection.closed' as const, reason: context.closedReason! })),
   },
 }).createMachine({
@@ -192,6 +241,7 @@ export const connectionMachine = setup({
     negotiated: undefined,
     lastCause: undefined,
     closedReason: undefined,
+    endedUnanswered: [],
   }),
   initial: 'idle',
   on: {
@@ -236,8 +286,23 @@ export const connectionMachine = setup({
         switchingEra: {
           always: 'ready',
         },
+        /**
+         * The liveness verdict: a stream's unanswered end starts a probe of
+         * the peer; an answer, or silence for the probe timeout, means the
+         * stream ended alone; a failed probe means the transport is lost.
+         */
         ready: {
           entry: 'announceReady',
+          exit: ['stopProbe', 'forgetEnded'],
+          on: {
+            'listen.ended_unanswered': [
+              { guard: 'probing', actions: 'holdEnded' },
+              { actions: ['holdEnded', 'startProbe'] },
+            ],
+            'probe.answered': { actions: ['stopProbe', 'announceEndedAlone'] },
+            'probe.timed_out': { actions: ['stopProbe', 'announceEndedAlone'] },
+            'probe.failed': { target: '#connection.offline', actions: 'rememberCause' },
+          },
           initial: 'choosing',
           states: {
             choosing: { always: [{ guard: 'legacy', target: 'legacy' }, { target: 'modern' }] },

@@ -7,14 +7,13 @@
  */
 import { McpActorsError } from './errors.ts';
 import type { NotificationFilter } from './notification-filter.ts';
-
-type StreamId = string | number;
+import type { RequestId } from './request-id.ts';
 
 /** No `notifications/subscriptions/acknowledged` arrived within the ack timeout. */
 export class ListenAckTimeoutError extends McpActorsError {
   override readonly name = 'ListenAckTimeoutError';
   readonly code = 'listen_ack_timeout';
-  constructor(readonly subscriptionId: StreamId, readonly timeoutMs: number) {
+  constructor(readonly subscriptionId: RequestId, readonly timeoutMs: number) {
     super(`subscriptions/listen ${String(subscriptionId)} was not acknowledged within ${timeoutMs} ms`);
   }
 }
@@ -24,7 +23,7 @@ export class HonoredFilterTooBroadError extends McpActorsError {
   override readonly name = 'HonoredFilterTooBroadError';
   readonly code = 'honored_filter_too_broad';
   constructor(
-    readonly subscriptionId: StreamId,
+    readonly subscriptionId: RequestId,
     readonly requested: NotificationFilter,
     readonly honored: NotificationFilter,
   ) {
@@ -41,7 +40,7 @@ export class AcknowledgmentViolationError extends McpActorsError {
   override readonly name = 'AcknowledgmentViolationError';
   readonly code = 'acknowledgment_violation';
   constructor(
-    readonly subscriptionId: StreamId,
+    readonly subscriptionId: RequestId,
     readonly problem: 'malformed' | 'broader_than_honored',
     readonly honored: NotificationFilter,
     /** What the second acknowledgment honored, when it could be read. */

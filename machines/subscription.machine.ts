@@ -45,9 +45,8 @@ import type { ClosedReason } from './closed-reason.ts';
 import type { ConnectionLifecycleEvent } from './connection.machine.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
+import type { RequestId } from './request-id.ts';
 import { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from './subscription-errors.ts';
-
-export type SubscriptionId = string | number;
 
 
 /** What the I/O reports from the wire (notifications take the route instead). */
@@ -84,7 +83,7 @@ export interface RelistenPolicy {
 }
 
 export interface SubscriptionInput {
-  subscriptionId: SubscriptionId;
+  subscriptionId: RequestId;
   requested: NotificationFilter;
   ackTimeoutMs: number;
   /**
@@ -97,7 +96,7 @@ export interface SubscriptionInput {
 }
 
 export interface ListenInput {
-  subscriptionId: SubscriptionId;
+  subscriptionId: RequestId;
   filter: NotificationFilter;
 }
 /** What the machine asks of the stream's I/O (emitted): the wire stream's life, and which route notifications take. */

@@ -46,7 +46,10 @@ export {
 export { DEFAULT_BACKOFF, type Backoff, type FirstConnectPolicy } from '../machines/connection.machine.ts';
 export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-reason.ts';
 export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';
-export type { RequestOptions, Inspect } from './client/ports.ts';
+export type { RequestOptions } from './client/ports.ts';
+export type { Clock, Inspector } from './runtime/actor-options.ts';
+/** @deprecated The same type as `Inspector`, under its earlier name. */
+export type { Inspector as Inspect } from './runtime/actor-options.ts';
 export {
   AcknowledgmentViolationError,
   DEFAULT_ACK_TIMEOUT_MS,

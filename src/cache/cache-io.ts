@@ -11,7 +11,7 @@ import type { ClosedReason } from '../../machines/closed-reason.ts';
 import type { McpClient } from '../client/client.ts';
 import type { ListenerRef } from '../client/listeners.ts';
 import type { SubscriberMessage } from '../client/messages.ts';
-import type { Inspect } from '../client/ports.ts';
+import type { Inspector } from '../runtime/actor-options.ts';
 import { createListenStream, type ListenStream } from '../client/subscription.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
@@ -39,7 +39,7 @@ export class CacheConnectionClosedError extends McpActorsError {
 export interface CacheIoOptions {
   /** How long a recovery attempt waits for the client to negotiate again; the first negotiation waits as long as it takes. */
   negotiationTimeoutMs: number;
-  inspect?: Inspect;
+  inspect?: Inspector;
 }
 
 const currentNegotiation = (client: McpClient): CacheNegotiation | undefined =>

@@ -9,7 +9,7 @@
 import { createActor, type SnapshotFrom } from 'xstate';
 import { cacheMachine, DEFAULT_CACHE_RECOVERY, type CacheDegradedReason, type CacheRecovery } from '../../machines/cache.machine.ts';
 import type { McpClient } from '../client/client.ts';
-import type { Inspect } from '../client/ports.ts';
+import type { Inspector } from '../runtime/actor-options.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
@@ -43,7 +43,7 @@ export interface ChangeCacheOptions {
   /** For tests: jitter of the recovery backoff, a number in [0, 1] (1: none). */
   random?: () => number;
   /** Passed to the cache actor and its stream; defaults to the client's own `inspect`. */
-  inspect?: Inspect;
+  inspect?: Inspector;
   /** For tests: the clock freshness (ttl) is judged by. */
   now?: () => number;
 }

@@ -14,7 +14,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Inspect } from '../client/ports.ts';
+import type { Inspector } from '../runtime/actor-options.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import { InspectionFeed } from '../inspector/inspection-feed.ts';
 import { INSPECTOR_PAGE } from '../inspector/inspector-page.ts';
@@ -36,7 +36,7 @@ export interface InspectorAddress {
 
 /** A started inspector: the observer for createClient, the page's address, and how to stop it. */
 export interface RunningInspector {
-  inspect: Inspect;
+  inspect: Inspector;
   /** The page to open in a browser. */
   url: string;
   /** The page's live feed (Server-Sent Events, one JSON message per event). */

@@ -22,7 +22,8 @@ import {
   type SubscribeNotificationsOptions,
 } from './listeners.ts';
 import type { Subscriber } from './mailbox.ts';
-import type { Inspect, RequestOptions } from './ports.ts';
+import type { Inspector } from '../runtime/actor-options.ts';
+import type { RequestOptions } from './ports.ts';
 import {
   createListenStream,
   OpenStreams,
@@ -76,7 +77,7 @@ export class McpClient {
   }
 
   /** The `inspect` option the client was created with, for actors built on it (the change cache). */
-  get inspect(): Inspect | undefined {
+  get inspect(): Inspector | undefined {
     return this.#options.inspect;
   }
 

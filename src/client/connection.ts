@@ -5,13 +5,14 @@
  * the machine; this class mirrors whether it is ready (for the hot path)
  * and reports to it what the wire shows.
  */
-import { createActor, fromCallback, type Actor, type ActorOptions } from 'xstate';
+import { createActor, fromCallback, type Actor } from 'xstate';
 import {
   connectionMachine,
   DEFAULT_BACKOFF,
   type FirstConnectPolicy,
   type Backoff,
   type ConnectionEmitted,
+  type LivenessNotice,
   type Negotiated,
 } from '../../machines/connection.machine.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
@@ -41,9 +42,8 @@ import { DEFAULT_PROBE_TIMEOUT_MS, negotiationWithWire, type NegotiationWire } f
 import { Outbound } from './outbound.ts';
 import { PendingRequests } from './pending-requests.ts';
 import { ServerRequestHandlers } from './server-requests.ts';
-import type { Inspect, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
-
-type Clock = NonNullable<ActorOptions<typeof connectionMachine>['clock']>;
+import type { Clock, Inspector } from '../runtime/actor-options.ts';
+import type { ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
 
 /** Documented default for every request except `subscriptions/listen`, which has no deadline. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -68,7 +68,7 @@ export interface ConnectionOptions {
    */
   firstConnect?: FirstConnectPolicy;
   /** Passed to every actor the client creates (e.g. a `@statelyai/inspect` inspector's `inspect`). */
-  inspect?: Inspect;
+  inspect?: Inspector;
   /** For tests: drives the reconnect backoff. */
   clock?: Clock;
   random?: () => number;
@@ -129,7 +129,7 @@ export class Connection implements ListenPort {
       send: (message, transport) => this.#transmit(message, transport),
       report: (error) => this.#report(error),
       notConnected: () => new NotConnectedError(this.stateName(), 'subscriptions/listen'),
-      peerAnswers: () => this.#peerAnswers(),
+      endedUnanswered: (id, cause) => this.actor.send({ type: 'listen.ended_unanswered', id, cause }),
     });
     const machine = connectionMachine.provide({
       actors: {
@@ -154,11 +154,13 @@ export class Connection implements ListenPort {
             this.#ready = false;
             this.#transport = undefined;
             this.#outbound.forget();
+            this.#listenRoutes.forgetUnanswered();
             this.serverRequests.abortAll('connection lost');
             this.#pending.failAll((method) => new ConnectionLostError(method));
             this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
           };
         }),
+        probe: fromCallback(({ sendBack }) => this.#probePeer((fact) => sendBack(fact))),
         negotiate: negotiationWithWire(() => this.#negotiationWire(), this.#options, this.#negotiationPatienceMs()),
       },
     });
@@ -176,6 +178,7 @@ export class Connection implements ListenPort {
       ...(options.clock ? { clock: options.clock } : {}),
     });
     this.actor.on('*', (event) => {
+      if (event.type === 'listen.ended_alone') return this.#listenRoutes.endedAlone(event.id, event.cause);
       if (event.type === 'connection.ready') {
         this.#negotiated = event.negotiated;
         this.#ready = true;
@@ -322,17 +325,22 @@ export class Connection implements ListenPort {
     if (!this.#listenRoutes.streamEnded(id, error)) this.#pending.fail(id, error);
   }
 
-  /** Asks the peer whether it is there: any answer says yes; anything else is a lost transport, told to the machine. */
-  async #peerAnswers(): Promise<boolean> {
-    if (!this.#ready) return false;
-    try {
-      await this.#request('server/discover', {}, { timeoutMs: this.#options.probeTimeoutMs });
-      return true;
-    } catch (error) {
-      if (error instanceof RpcError || error instanceof RequestTimeoutError) return true;
-      if (this.#ready) this.actor.send({ type: 'transport.failed', cause: error });
-      return false;
-    }
+  /**
+   * The liveness probe the machine starts: `server/discover`, and what the
+   * wire showed (any response is an answer; a failure to send or a lost
+   * transport is not). How long to wait is the machine's probe timeout; its
+   * verdict stops this, which abandons the request.
+   */
+  #probePeer(report: (fact: Extract<LivenessNotice, { type: 'probe.answered' | 'probe.failed' }>) => void): () => void {
+    const abandon = new AbortController();
+    this.#request('server/discover', {}, { timeoutMs: this.#negotiationPatienceMs(), signal: abandon.signal }).then(
+      () => report({ type: 'probe.answered' }),
+      (error: unknown) => {
+        if (abandon.signal.aborted || error instanceof RequestTimeoutError) return;
+        report(error instanceof RpcError ? { type: 'probe.answered' } : { type: 'probe.failed', cause: error });
+      },
+    );
+    return () => abandon.abort();
   }
 
   /** `ping` is answered here; the rest by the registered handlers (server-requests.ts), on the transport that asked. */

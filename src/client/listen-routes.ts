@@ -2,8 +2,8 @@
  * Listen streams on the wire, for the connection: sending
  * `subscriptions/listen` under a stream's id, cancelling it the way the
  * transport allows (stdio: `notifications/cancelled`; HTTP: aborting the
- * response stream), taking the listen's answer, and deciding what a stream
- * that ended with no answer means.
+ * response stream), taking the listen's answer, and reporting a stream that
+ * ended with no answer (what that means is the connection machine's verdict).
  */
 import { HttpStatusError, RpcError, type StreamEndedError } from '../protocol/errors.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
@@ -22,13 +22,17 @@ export interface ListenWireAccess {
   report(error: Error): void;
   notConnected(): Error;
   /**
-   * Whether the peer still answers a request; when it does not, the
-   * connection treats its transport as lost (a reconnect pauses every stream).
+   * Reports a stream's unanswered end to the connection machine, whose
+   * verdict is `endedAlone` for this stream or a lost transport (a reconnect
+   * pauses every stream).
    */
-  peerAnswers(): Promise<boolean>;
+  endedUnanswered(id: RequestId, cause: unknown): void;
 }
 
 export class ListenRoutes {
+  /** Streams that ended unanswered, until the machine's verdict (or the transport's end) settles them. */
+  readonly #awaitingVerdict = new Map<RequestId, ListenHandlers>();
+
   constructor(
     /** The router's table: subscription id → the stream's handlers. */
     private readonly streams: Map<RequestId, ListenHandlers>,
@@ -84,14 +88,23 @@ export class ListenRoutes {
     return true;
   }
 
-  /**
-   * Whether that is the server going away or the server dropping this one
-   * stream is a question for the server: an answered probe means it is
-   * there, so the stream alone ended; a failed probe is a lost transport.
-   */
+  /** The machine's verdict: the stream ended alone (the server dropped it, not the transport). */
+  endedAlone(id: RequestId, cause: unknown): void {
+    const stream = this.#awaitingVerdict.get(id);
+    if (!stream) return;
+    this.#awaitingVerdict.delete(id);
+    stream.ended(cause);
+  }
+
+  /** The transport is gone: streams awaiting a verdict pause with the rest, on the connection's loss. */
+  forgetUnanswered(): void {
+    this.#awaitingVerdict.clear();
+  }
+
   #endedUnanswered(id: RequestId, stream: ListenHandlers, cause: unknown): void {
     if (this.streams.get(id) === stream) this.streams.delete(id);
-    void this.access.peerAnswers().then((answers) => answers && stream.ended(cause));
+    this.#awaitingVerdict.set(id, stream);
+    this.access.endedUnanswered(id, cause);
   }
 }
 

@@ -24,7 +24,8 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
 import { createMailbox, type Mailbox, type SubscriberCallbackError, type Subscriber } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
-import type { ConnectionLifecycleEvent, Inspect, RequestPort } from './ports.ts';
+import type { Inspector } from '../runtime/actor-options.ts';
+import type { ConnectionLifecycleEvent, RequestPort } from './ports.ts';
 
 export { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
 export type { Subscriber, SubscriberActor, SubscriberCallback } from './mailbox.ts';
@@ -61,7 +62,7 @@ export interface NotificationListenersOptions {
    */
   generation?: number;
   /** Passed to the worker and every listener actor, so an inspector sees them. */
-  inspect?: Inspect;
+  inspect?: Inspector;
 }
 
 /** The URI bookkeeping of the worker, for diagnostics and tests. */

@@ -3,7 +3,6 @@
  * (listen streams, legacy listeners, the cache). The connection implements
  * these; the actors' I/O bridges in src/ call them. Nothing here is public API.
  */
-import type { InspectionEvent, Observer } from 'xstate';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import type { FilterError, NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
@@ -62,6 +61,3 @@ export interface ListenPort extends RequestPort {
   /** How a stream the server ended unanswered listens again: the connection's reconnect backoff, or `false` while reconnection is off. */
   readonly relisten: RelistenPolicy | false;
 }
-
-/** The `inspect` option every actor the client creates receives (e.g. a Stately inspector's `inspect`). */
-export type Inspect = Observer<InspectionEvent> | ((event: InspectionEvent) => void);

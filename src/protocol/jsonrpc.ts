@@ -9,9 +9,10 @@
  * own walk) meets only values that cannot exhaust the stack.
  */
 import { McpActorsError } from '../../machines/errors.ts';
+import type { RequestId } from '../../machines/request-id.ts';
 import { nestsDeeperThan, previewJson } from './bounded-json.ts';
 
-export type RequestId = string | number;
+export type { RequestId } from '../../machines/request-id.ts';
 
 export type JsonObject = { [key: string]: unknown };
 

@@ -28,7 +28,8 @@ import { finish, notify, realClock, reportLater, type LeanActorHost } from './le
 import { childRefusal, refuseUnsupported } from './lean-refusals.ts';
 import { childRefusingSystem, failedSnapshot, initEvent, leanScope, leanSystem, runAction, stopEvent, type LeanSystem } from './xstate-internals.ts';
 
-export type { Clock, Inspector, LeanActorHost } from './lean-host.ts';
+export type { Clock, Inspector } from './actor-options.ts';
+export type { LeanActorHost } from './lean-host.ts';
 
 let sessions = 0;
 /** `after` names its delays; an unnamed delayed event gets a name of its own, so two never replace each other. */

@@ -3,16 +3,8 @@
  * runs it (emitted events, snapshots, clock, inspector) and its observers,
  * whose failures are reported as xstate reports them, outside the actor.
  */
-import type { AnyStateMachine, EmittedFrom, InspectionEvent, Observer, SnapshotFrom } from 'xstate';
-
-/** What drives delayed transitions (xstate's `SimulatedClock` is one). */
-export interface Clock {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(id: unknown): void;
-}
-
-/** Where a LeanActor's inspection events go: an observer or a function, as `createActor`'s `inspect` option. */
-export type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+import type { AnyStateMachine, EmittedFrom, Observer, SnapshotFrom } from 'xstate';
+import type { Clock, Inspector } from './actor-options.ts';
 
 /** Who runs the actor: carries out what it emits and watches its snapshots (an object, so a host can be its own). */
 export interface LeanActorHost<TMachine extends AnyStateMachine> {

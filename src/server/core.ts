@@ -17,7 +17,8 @@ import { LegacySession, type SessionEndReason } from './legacy-session.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 import { listenStreamMachine } from '../../machines/listen-stream.machine.ts';
 import { sharedStepsLogic } from './listen-stream-logic.ts';
-import { ListenStream, type StreamInspector, type StreamOwner } from './listen-stream.ts';
+import type { Inspector } from '../runtime/actor-options.ts';
+import { ListenStream, type StreamOwner } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
 import { newRequestStateKey, RequestStateSealer } from './request-state.ts';
@@ -61,7 +62,7 @@ export interface ServerOptions {
    * (listen-stream machine), e.g. `createBrowserInspector().inspect` of
    * `@statelyai/inspect`, so the inspector shows each stream's statechart.
    */
-  inspect?: StreamInspector;
+  inspect?: Inspector;
 }
 
 export class ServerCore implements StreamOwner {
@@ -81,7 +82,7 @@ export class ServerCore implements StreamOwner {
   readonly streams = new Set<ListenStream>();
   readonly sessions = new Set<LegacySession>();
   /** Where every listen-stream actor's inspection events go. */
-  readonly inspect: StreamInspector | undefined;
+  readonly inspect: Inspector | undefined;
   /** What every stream's actor runs: the machine itself while inspected (every microstep shown), else with shared steps. */
   private readonly streamLogic: typeof listenStreamMachine;
   closing = false;

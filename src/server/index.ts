@@ -96,5 +96,8 @@ export {
   type JsonValue,
 } from './input-required.ts';
 export { newRequestStateKey } from './request-state.ts';
-export type { StreamEndReason, StreamInspector } from './listen-stream.ts';
+export type { StreamEndReason } from './listen-stream.ts';
+export type { Inspector } from '../runtime/actor-options.ts';
+/** @deprecated The same type as `Inspector`, under its earlier name. */
+export type { Inspector as StreamInspector } from '../runtime/actor-options.ts';
 export type { SessionEndReason } from './legacy-session.ts';

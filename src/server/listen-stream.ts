@@ -11,7 +11,8 @@
  * host and its lane's owner (methods, not closures), and the promise
  * `complete()` returns is made only when someone asks for it.
  */
-import type { InspectionEvent, Observer, SnapshotFrom } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
+import type { Inspector } from '../runtime/actor-options.ts';
 import {
   listenStreamMachine,
   type ListenStreamCommand,
@@ -33,8 +34,6 @@ export interface StreamOwner {
   streamEnded(stream: ListenStream, reason: StreamEndReason): void;
 }
 
-/** Receives the inspection events of every listen-stream actor (the Stately inspector, or any observer). */
-export type StreamInspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
 /** What one stream is opened with. */
 export interface ListenStreamOptions {
@@ -50,7 +49,7 @@ export interface ListenStreamOptions {
   core: StreamOwner;
   /** Told next: the transport that opened it. */
   owner: StreamOwner;
-  inspect?: StreamInspector | undefined;
+  inspect?: Inspector | undefined;
 }
 
 type Snapshot = SnapshotFrom<typeof listenStreamMachine>;
@@ -60,7 +59,7 @@ export class ListenStream implements Audience, LaneOwner, LeanActorHost<typeof l
   readonly id: RequestId;
   readonly honored: NotificationFilter;
   /** For the LeanActor: where its inspection events go (none by default). */
-  readonly inspect: StreamInspector | undefined;
+  readonly inspect: Inspector | undefined;
   private readonly metaJson: string;
   private readonly outbox: Outbox;
   private readonly lane: Lane;
