@@ -6,9 +6,10 @@
 import { toPromise } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
 import { isLifecycleEvent } from '../../machines/connection.machine.ts';
-import { HttpStatusError, NotConnectedError } from '../protocol/errors.ts';
+import { HttpStatusError, NotConnectedError, RequestAbortedError } from '../protocol/errors.ts';
 import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
+import type { NotificationFilter } from '../protocol/filter.ts';
 import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
 import type { NotificationHandler } from './inbound-router.ts';
 import { DEFAULT_MAX_INPUT_ROUNDS, requestWithInputs } from './input-required.ts';
@@ -128,6 +129,19 @@ export class McpClient {
   async disconnect(): Promise<void> {
     if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'disconnect' });
     await this.connection.closing;
+  }
+
+  /**
+   * Closes the connection (reason `disconnected`): the same as `disconnect()`, under the name every other
+   * closable of the package has. `shutdown()` stays separate because its reason differs: the owner is stopping.
+   */
+  close(): Promise<void> {
+    return this.disconnect();
+  }
+
+  /** `close()`: `await using client = createClient(…)` closes the connection at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /** Closes the connection because its owner is stopping (reason `shutdown`). */
@@ -252,16 +266,29 @@ export class McpClient {
    * the stream). On a legacy connection it rejects with WrongEraError: use
    * `subscribeNotifications`.
    */
-  listen(filter: unknown, subscriber: 'iterator', options?: ListenOptions): Promise<IterableListenStream>;
-  listen(filter: unknown, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
-  async listen(filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
+  listen(filter: NotificationFilter, subscriber: 'iterator', options?: ListenOptions): Promise<IterableListenStream>;
+  listen(filter: NotificationFilter, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
+  async listen(filter: NotificationFilter, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
     this.#assertReady('subscriptions/listen');
+    const { signal, ...streamOptions } = options;
+    if (signal?.aborted) throw new RequestAbortedError('subscriptions/listen', { cause: signal.reason });
     const stream = createListenStream(this.connection, filter, subscriber, {
       ...(this.#options.mailboxCap !== undefined ? { mailboxCap: this.#options.mailboxCap } : {}),
       ...(this.#options.inspect ? { inspect: this.#options.inspect } : {}),
-      ...options,
+      ...streamOptions,
     }, this.#streams);
-    await stream.acknowledged;
+    if (signal) {
+      // Aborting closes the stream as close() does (reason `local`), before or after the acknowledgment.
+      const onAbort = () => stream.close();
+      signal.addEventListener('abort', onAbort, { once: true });
+      void stream.closed.then(() => signal.removeEventListener('abort', onAbort));
+    }
+    try {
+      await stream.acknowledged;
+    } catch (error) {
+      if (signal?.aborted) throw new RequestAbortedError('subscriptions/listen', { cause: signal.reason });
+      throw error;
+    }
     return stream;
   }
 
@@ -270,9 +297,9 @@ export class McpClient {
    * its subscriber receives; resolves once every URI it names is subscribed.
    * On a modern connection it rejects with WrongEraError: use `listen`.
    */
-  subscribeNotifications(filter: unknown, subscriber: 'iterator', options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
-  subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
-  async subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef> {
+  subscribeNotifications(filter: NotificationFilter, subscriber: 'iterator', options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
+  subscribeNotifications(filter: NotificationFilter, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
+  async subscribeNotifications(filter: NotificationFilter, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef> {
     this.#assertReady('subscribeNotifications');
     return this.#listeners.subscribeNotifications(filter, subscriber, options);
   }

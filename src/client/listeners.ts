@@ -36,10 +36,17 @@ export interface ListenerRef extends SubscriptionRef {
   readonly id: string;
   /** The validated filter this listener delivers by. */
   readonly filter: NotificationFilter;
+  /** Unsubscribes the listener (as `unsubscribeNotifications`); nothing if it is already gone: `await using listener = …`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** What `subscribeNotifications(filter, 'iterator')` resolves with: the reference, iterable for its messages. */
 export type IterableListenerRef = ListenerRef & AsyncIterable<SubscriberMessage>;
+
+/** A listener that ended meanwhile has nothing left to dispose of. */
+const ignoreGone = (error: unknown): void => {
+  if (!(error instanceof ListenerNotFoundError)) throw error;
+};
 
 export interface SubscribeNotificationsOptions {
   /**
@@ -136,7 +143,12 @@ export class NotificationListeners {
         input: { id, uris, generation: this.#generation },
         ...(this.#options.inspect ? { inspect: this.#options.inspect } : {}),
       });
-      const plainRef: ListenerRef = { kind: 'listener', id, filter: validated };
+      const plainRef: ListenerRef = {
+        kind: 'listener',
+        id,
+        filter: validated,
+        [Symbol.asyncDispose]: () => (this.#entries.has(id) ? this.unsubscribeNotifications({ id }).catch(ignoreGone) : Promise.resolve()),
+      };
       const ref: ListenerRef = Object.freeze(
         subscriber === 'iterator' ? { ...plainRef, [Symbol.asyncIterator]: () => mailbox.iterator! } : plainRef,
       );

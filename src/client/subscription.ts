@@ -44,6 +44,11 @@ export class ListenNotAcknowledgedError extends McpActorsError {
 
 export interface ListenOptions {
   ackTimeoutMs?: number;
+  /**
+   * Aborting closes the stream as `close()` does (reason `local`); aborted before the acknowledgment, `listen`
+   * rejects with RequestAbortedError.
+   */
+  signal?: AbortSignal;
   /** Deliveries in flight before one is shed and the stream ends as `delivery_dropped`. */
   mailboxCap?: number;
   inspect?: Inspector;
@@ -93,6 +98,8 @@ export interface ListenStream {
   readonly actor: SubscriptionActor;
   /** Ends the stream as `local` (cancelling it on the wire). Idempotent. */
   close(): void;
+  /** `close()`, then waits for `closed`: `await using stream = await client.listen(…)`. */
+  [Symbol.asyncDispose](): Promise<void>;
   /** The owner feeds every connection lifecycle event here. */
   handleLifecycle(event: ConnectionLifecycleEvent): void;
 }
@@ -203,6 +210,11 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
 
   handleLifecycle(event: ConnectionLifecycleEvent): void {
     this.send(event);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+    await this.closed;
   }
 
   send(event: SubscriptionEvent): void {

@@ -4,27 +4,15 @@
  * over stdio in a child process: a modern listen stream, a legacy listener
  * and the change cache, each a child of the host in the host's actor system.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { assign, createActor, setup, waitFor, type AnyActorRef, type InspectionEvent } from 'xstate';
 import { changeCacheLogic, listenerLogic, listenLogic, type SubscriptionEvent } from '../../src/client/actor-logic.ts';
-import { createClient, type McpClient } from '../../src/client/client.ts';
+import type { McpClient } from '../../src/client/client.ts';
 import type { CacheEvent } from '../../src/cache/types.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
-import { officialStdio } from '../fixtures/stdio-peers.ts';
-import { WireRecord } from './recording-transport.ts';
+import { officialRecorded } from './official-recorded.ts';
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
-});
-
-async function connected(era: 'modern' | 'legacy', args: string[] = []): Promise<{ client: McpClient; wire: WireRecord }> {
-  const wire = new WireRecord(officialStdio(args).factory);
-  const client = createClient({ transport: wire.factory, era, reconnect: false });
-  clients.push(client);
-  await client.connect();
-  return { client, wire };
-}
+const connected = officialRecorded();
 
 /** A host that watches one subscription while in `watching`, counting what its child sends. */
 function subscriptionHost(logic: typeof listenLogic | typeof listenerLogic) {

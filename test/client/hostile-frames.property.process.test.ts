@@ -13,6 +13,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NotificationFilter } from '../../src/protocol/filter.ts';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import type { ListenStream } from '../../src/client/subscription.ts';
@@ -124,7 +125,7 @@ async function harness(transport: 'stdio' | 'http'): Promise<Harness> {
   const streams: ListenStream[] = [];
   for (const [index, filter] of STREAM_FILTERS.entries()) {
     streams.push(
-      await client.listen(structuredClone(filter), (message) => {
+      await client.listen(structuredClone(filter) as NotificationFilter, (message) => {
         inboxes[index]!.push(message);
         for (const waiter of [...waiters]) waiter();
       }),
