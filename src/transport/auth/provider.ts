@@ -5,6 +5,7 @@
  * is its own principal (`client_credentials`, the MCP client-credentials
  * extension for machine-to-machine use).
  */
+import type { webcrypto } from 'node:crypto';
 
 /** A value or a promise of it: storage may be synchronous (memory) or not (a database, a keychain). */
 export type Awaitable<T> = T | Promise<T>;
@@ -90,8 +91,11 @@ export interface ClientCredentialsProvider {
   readonly clientId: string;
   /** The client secret (client_secret_basic, or client_secret_post where only that is supported). */
   readonly clientSecret?: string;
-  /** A private key for private_key_jwt client authentication, instead of a secret. */
-  readonly privateKey?: CryptoKey;
+  /**
+   * A private key for private_key_jwt client authentication, instead of a secret: Node's WebCrypto key type,
+   * so the application's tsconfig needs no DOM lib.
+   */
+  readonly privateKey?: webcrypto.CryptoKey;
   /** Scopes to ask for (space-separated); by default those the server names. */
   readonly scope?: string;
   /** The stored tokens, if any. */
