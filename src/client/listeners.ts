@@ -147,7 +147,7 @@ export class NotificationListeners {
         kind: 'listener',
         id,
         filter: validated,
-        [Symbol.asyncDispose]: () => (this.#entries.has(id) ? this.unsubscribeNotifications({ id }).catch(ignoreGone) : Promise.resolve()),
+        [Symbol.asyncDispose]: () => this.unsubscribeNotifications({ id }).catch(ignoreGone),
       };
       const ref: ListenerRef = Object.freeze(
         subscriber === 'iterator' ? { ...plainRef, [Symbol.asyncIterator]: () => mailbox.iterator! } : plainRef,

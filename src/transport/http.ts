@@ -43,6 +43,7 @@ import {
 import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { authHooks, type AuthHook } from './auth/http-hook.ts';
+import type { Fetch } from './auth/discovery.ts';
 import type { AuthProvider } from './auth/provider.ts';
 import { readJsonFrames, readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
@@ -88,8 +89,10 @@ const DELETE_TIMEOUT_MS = 5_000;
 
 /** The Streamable HTTP transport of both eras, as a factory: every connection attempt gets a fresh transport sharing one authorization state. */
 export const httpTransport = (options: HttpTransportOptions): TransportFactory => {
-  const hooks = authHooks(options.auth, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
-  return () => new HttpClientTransport(options, hooks);
+  // One fetch for the transport's requests and authorization's alike (the global one, looked up per call, by default).
+  const fetcher: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const hooks = authHooks(options.auth, fetcher);
+  return () => new HttpClientTransport(options, fetcher, hooks);
 };
 
 type Phase = 'new' | 'open' | 'failed' | 'closed';
@@ -113,7 +116,6 @@ class HttpClientTransport implements ClientTransport {
   private readonly streams = new Set<AbortController>();
   /** The `x-mcp-header` arguments of the tools listed so far (modern era). */
   private readonly toolParams = new ToolParamHeaders();
-  private readonly fetch: typeof fetch;
   private readonly maxFrameBytes: number;
   private auth: AuthHook | undefined;
   /** The access token requests carry (the last the auth hook gave). */
@@ -121,9 +123,9 @@ class HttpClientTransport implements ClientTransport {
 
   constructor(
     private readonly options: HttpTransportOptions,
+    private readonly fetch: Fetch,
     private readonly authHookFor: (endpoint: URL) => AuthHook,
   ) {
-    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   }
 
