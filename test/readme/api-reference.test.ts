@@ -1,0 +1,80 @@
+/**
+ * The README's API reference is what `npm run api` generates from the TSDoc
+ * of every entry point in package.json `exports`, and every exported name,
+ * and every public member of an exported class or interface, has a TSDoc
+ * comment.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ApiEntry, undocumented } from '../../scripts/api-reference/collect.ts';
+import { sourceOfBuiltPath } from '../../scripts/api-reference/entry-points.ts';
+import {
+  API_REFERENCE_END,
+  API_REFERENCE_START,
+  ApiReferenceMarkersError,
+  collectApi,
+  markedApiReference,
+  withApiReference,
+} from '../../scripts/api-reference/reference.ts';
+import { REPO_ROOT } from '../setup/ts-program.ts';
+
+// One program of the sources for every test here (collectApi builds it; a few seconds on a busy machine).
+const BUILD_MS = 60_000;
+
+describe('the API reference', () => {
+  let entries: ApiEntry[] = [];
+  beforeAll(() => {
+    entries = collectApi(REPO_ROOT);
+  }, BUILD_MS);
+
+  it('covers every entry point of package.json `exports`, each with exports', () => {
+    expect(entries.map((entry) => entry.specifier)).toEqual(expect.arrayContaining(['mcp-actors', 'mcp-actors/server', 'mcp-actors/redis']));
+    for (const entry of entries) expect(entry.items.length, entry.specifier).toBeGreaterThan(0);
+  });
+
+  it('in README.md matches what `npm run api` generates', async () => {
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(markedApiReference(readme), 'the README API reference is out of date; run `npm run api`').toBe(
+      markedApiReference(withApiReference(readme, entries)),
+    );
+  });
+
+  it('resolves re-exports to their declarations, with kinds, signatures, summaries and README links', async () => {
+    const client = entries.find((entry) => entry.specifier === 'mcp-actors')!;
+    const byName = new Map(client.items.map((item) => [item.name, item]));
+    // `export * from './protocol/errors.ts'`, which itself re-exports machines/errors.ts.
+    expect(byName.get('isMcpActorsError')).toMatchObject({ kind: 'function', at: expect.stringMatching(/^machines\/errors\.ts:\d+$/) });
+    expect(byName.get('RequestTimeoutError')).toMatchObject({ kind: 'error', signature: "'request_timeout'" });
+    // A renaming re-export carries its own TSDoc.
+    expect(byName.get('Inspect')).toMatchObject({ kind: 'type', deprecated: true, summary: expect.stringContaining('Inspector') });
+    expect(byName.get('Inspector')).toMatchObject({ deprecated: false });
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(markedApiReference(readme)).toContain('| `isMcpActorsError(value: unknown): value is McpActorsError` |');
+    expect(markedApiReference(readme)).toMatch(/`createChangeCache\(.*\[→ The change cache\]\(#the-change-cache\)/);
+  });
+
+  it('lists an undocumented export and member with where they are declared', () => {
+    const entry: ApiEntry = {
+      specifier: 'x',
+      source: 'src/x.ts',
+      items: [
+        { name: 'Thing', kind: 'class', signature: '', summary: '', deprecated: false, at: 'src/x.ts:3', members: [{ name: 'size', signature: ': number', summary: '', at: 'src/x.ts:5' }] },
+        { name: 'DONE', kind: 'constant', signature: ' = 1', summary: 'Documented.', deprecated: false, at: 'src/x.ts:9', members: [] },
+      ],
+    };
+    expect(undocumented([entry, entry])).toEqual(['src/x.ts:3 Thing', 'src/x.ts:5 Thing.size']);
+  });
+
+  it('refuses a README without exactly one pair of markers in order', () => {
+    expect(() => markedApiReference('# x\n')).toThrow(ApiReferenceMarkersError);
+    expect(() => markedApiReference(`${API_REFERENCE_END}\n${API_REFERENCE_START}\n`)).toThrow(/end marker comes before/);
+    expect(() => markedApiReference(`${API_REFERENCE_START}\n${API_REFERENCE_START}\n${API_REFERENCE_END}`)).toThrow(/2 start/);
+  });
+
+  it('maps built paths of `exports` back to sources, and skips what is not built', () => {
+    expect(sourceOfBuiltPath('./dist/src/server/index.d.ts')).toBe('src/server/index.ts');
+    expect(sourceOfBuiltPath('./dist/src/testing/index.js')).toBe('src/testing/index.ts');
+    expect(sourceOfBuiltPath('./package.json')).toBeUndefined();
+  });
+});
