@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { ServerCore } from './core.ts';
 import { InvalidRequestError } from './errors.ts';
 import { HttpEndpoint } from './http-endpoint.ts';
-import { isLoopbackAddress, originPolicy } from './http-guard.ts';
+import { isLoopbackHost } from '../protocol/loopback.ts';
+import { originPolicy } from './http-guard.ts';
 import { sendJson } from './http-io.ts';
 import { createNodeHandler } from './http-node.ts';
 import { errorFrame } from './outcome.ts';
@@ -63,7 +64,7 @@ export const mountedEndpoint = (core: ServerCore, options: HttpHandlerOptions): 
 export function listenHttp(core: ServerCore, options: HttpListenOptions): Promise<HttpServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const endpoint = new HttpEndpoint(core, originPolicy(options, isLoopbackAddress(host)), options.keepAliveMs ?? 15_000);
+  const endpoint = new HttpEndpoint(core, originPolicy(options, isLoopbackHost(host)), options.keepAliveMs ?? 15_000);
   const handler = createNodeHandler(endpoint);
   const server = createHttpServer((req, res) => {
     if ((req.url ?? '/').split('?')[0] !== path) return sendJson(res, 404, errorFrame(null, new InvalidRequestError('Not Found')));
