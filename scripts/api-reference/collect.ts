@@ -48,8 +48,15 @@ function firstParagraph(text: string): string {
   return (text.trim().split(/\n\s*\n/)[0] ?? '').replace(/\s+/g, ' ').trim();
 }
 
-function documentation(symbol: ts.Symbol, checker: ts.TypeChecker): string {
-  return firstParagraph(ts.displayPartsToString(symbol.getDocumentationComment(checker)));
+/**
+ * The first paragraph of the TSDoc nearest `declaration` (a stray comment
+ * above it does not count), else of what it inherits: a class member without
+ * its own comment takes its base member's.
+ */
+function documentation(declaration: ts.Node, symbol: ts.Symbol | undefined, checker: ts.TypeChecker): string {
+  const nearest = ts.getJSDocCommentsAndTags(declaration).filter(ts.isJSDoc).at(-1);
+  const own = nearest ? firstParagraph(ts.getTextOfJSDocComment(nearest.comment) ?? '') : '';
+  return own !== '' || symbol === undefined ? own : firstParagraph(ts.displayPartsToString(symbol.getDocumentationComment(checker)));
 }
 
 /** The TSDoc of an `export { a as b }` declaration itself, which describes the alias rather than its target. */
@@ -112,8 +119,7 @@ function membersOf(declaration: ts.ClassDeclaration | ts.InterfaceDeclaration, c
     // An overloaded method is one member; its first declaration is the one shown.
     if (seen.has(name)) continue;
     seen.add(name);
-    const symbol = checker.getSymbolAtLocation(member.name);
-    const summary = symbol ? documentation(symbol, checker) : '';
+    const summary = documentation(member, checker.getSymbolAtLocation(member.name), checker);
     members.push({ name, signature: memberSignature(member, checker), summary, at: where(member, repoRoot) });
   }
   return members;
@@ -162,6 +168,11 @@ function describe(name: string, target: ts.Symbol, checker: ts.TypeChecker, repo
   return { name, kind: 'constant', signature: valueSignature(declaration, checker), at, members: [] };
 }
 
+function targetDocumentation(target: ts.Symbol, checker: ts.TypeChecker): string {
+  const declaration = target.declarations?.[0];
+  return declaration ? documentation(declaration, target, checker) : '';
+}
+
 /** Everything `entry` exports, resolved through re-exports, sorted by name. */
 export function collectEntry(program: ts.Program, entry: EntryPoint, repoRoot: string): ApiEntry {
   const checker = program.getTypeChecker();
@@ -172,7 +183,7 @@ export function collectEntry(program: ts.Program, entry: EntryPoint, repoRoot: s
     const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
     const own = exportDeclarationDoc(exported);
     const deprecated = own?.deprecated ?? target.getJsDocTags(checker).some((tag) => tag.name === 'deprecated');
-    return { ...describe(exported.name, target, checker, repoRoot), summary: own?.summary ?? documentation(target, checker), deprecated };
+    return { ...describe(exported.name, target, checker, repoRoot), summary: own?.summary ?? targetDocumentation(target, checker), deprecated };
   });
   items.sort((a, b) => a.name.localeCompare(b.name, 'en'));
   return { ...entry, items };

@@ -48,6 +48,7 @@ export interface HttpListenOptions extends HttpHandlerOptions {
 
 /** A listening HTTP endpoint. */
 export interface HttpServerHandle {
+  /** The port it listens on (the one the system chose, for `port: 0`). */
   readonly port: number;
   /** The MCP endpoint, e.g. http://127.0.0.1:PORT/mcp */
   readonly url: string;

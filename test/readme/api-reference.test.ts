@@ -19,6 +19,16 @@ import {
 } from '../../scripts/api-reference/reference.ts';
 import { REPO_ROOT } from '../setup/ts-program.ts';
 
+/**
+ * Files being rewritten on other branches while this check lands (issue 16):
+ * their exports are documented after those branches merge, and then each
+ * leaves this list (the last test fails for a file listed here that no
+ * longer needs to be).
+ */
+const DOCUMENTED_AFTER_MERGE = ['src/client/client.ts', 'src/client/subscription.ts'];
+
+const pendingFile = (line: string): string | undefined => DOCUMENTED_AFTER_MERGE.find((file) => line.startsWith(`${file}:`));
+
 // One program of the sources for every test here (collectApi builds it; a few seconds on a busy machine).
 const BUILD_MS = 60_000;
 
@@ -31,6 +41,11 @@ describe('the API reference', () => {
   it('covers every entry point of package.json `exports`, each with exports', () => {
     expect(entries.map((entry) => entry.specifier)).toEqual(expect.arrayContaining(['mcp-actors', 'mcp-actors/server', 'mcp-actors/redis']));
     for (const entry of entries) expect(entry.items.length, entry.specifier).toBeGreaterThan(0);
+  });
+
+  it('has a TSDoc comment on every export and every public member of an exported class or interface', () => {
+    const missing = undocumented(entries).filter((line) => pendingFile(line) === undefined);
+    expect(missing, `exports without TSDoc (file:line name):\n${missing.join('\n')}`).toEqual([]);
   });
 
   it('in README.md matches what `npm run api` generates', async () => {
@@ -76,5 +91,10 @@ describe('the API reference', () => {
     expect(sourceOfBuiltPath('./dist/src/server/index.d.ts')).toBe('src/server/index.ts');
     expect(sourceOfBuiltPath('./dist/src/testing/index.js')).toBe('src/testing/index.ts');
     expect(sourceOfBuiltPath('./package.json')).toBeUndefined();
+  });
+
+  it('still needs every file of the after-merge list (remove a file once its exports are documented)', () => {
+    const pending = new Set(undocumented(entries).map(pendingFile));
+    expect(DOCUMENTED_AFTER_MERGE.filter((file) => !pending.has(file))).toEqual([]);
   });
 });
