@@ -9,23 +9,25 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type ts from 'typescript';
 import { McpActorsError } from '../../machines/errors.ts';
+import { markedRegion, type ReadmeRegion, spliceRegion } from '../../src/diagrams/readme-section.ts';
 import { projectCompilerOptions, projectProgram } from '../../test/setup/ts-program.ts';
 import { type ApiEntry, collectEntry } from './collect.ts';
 import { entryPoints } from './entry-points.ts';
 import { readmeSections } from './readme-links.ts';
 import { apiReferenceSection } from './render.ts';
 
-export const API_REFERENCE_START = '<!-- api-reference:start -->';
-export const API_REFERENCE_END = '<!-- api-reference:end -->';
-
 /** The README lacks the API reference markers, or has them more than once or out of order. */
 export class ApiReferenceMarkersError extends McpActorsError {
   override readonly name = 'ApiReferenceMarkersError';
   readonly code = 'api_reference_markers';
-  constructor(problem: string) {
-    super(`README.md: ${problem}; it needs one \`${API_REFERENCE_START}\` line followed by one \`${API_REFERENCE_END}\` line`);
-  }
 }
+
+/** The README region the reference is written into: between these two marker comments. */
+export const API_REFERENCE: ReadmeRegion = {
+  start: '<!-- api-reference:start -->',
+  end: '<!-- api-reference:end -->',
+  refuse: (message) => new ApiReferenceMarkersError(message),
+};
 
 /**
  * One program of every source under src/ and machines/, without lib or
@@ -47,25 +49,14 @@ export function collectApi(repoRoot: string, program: ts.Program = sourcesProgra
   return entryPoints(repoRoot).map((entry) => collectEntry(program, entry, repoRoot));
 }
 
-/** `readme` cut at the markers: the text before the start marker (inclusive), between, and from the end marker on. */
-function split(readme: string): { before: string; between: string; after: string } {
-  const starts = readme.split(API_REFERENCE_START).length - 1;
-  const ends = readme.split(API_REFERENCE_END).length - 1;
-  if (starts !== 1 || ends !== 1) throw new ApiReferenceMarkersError(`found ${starts} start and ${ends} end marker(s)`);
-  const open = readme.indexOf(API_REFERENCE_START) + API_REFERENCE_START.length;
-  const close = readme.indexOf(API_REFERENCE_END);
-  if (close < open) throw new ApiReferenceMarkersError('the end marker comes before the start marker');
-  return { before: readme.slice(0, open), between: readme.slice(open, close), after: readme.slice(close) };
-}
-
 /** The API reference exactly as it stands between the markers. */
 export function markedApiReference(readme: string): string {
-  return split(readme).between;
+  return markedRegion(readme, API_REFERENCE);
 }
 
 /** `readme` with the reference of `entries` between the markers, linked to the README's other sections. */
 export function withApiReference(readme: string, entries: readonly ApiEntry[]): string {
-  const { before, after } = split(readme);
-  const section = apiReferenceSection(entries, readmeSections(`${before}\n${after}`));
-  return `${before}\n\n${section}\n${after}`;
+  // Links go to the sections outside the region (its own text is replaced anyway).
+  const outside = spliceRegion(readme, API_REFERENCE, '');
+  return spliceRegion(readme, API_REFERENCE, apiReferenceSection(entries, readmeSections(outside)));
 }

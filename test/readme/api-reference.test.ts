@@ -10,8 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiEntry, undocumented } from '../../scripts/api-reference/collect.ts';
 import { sourceOfBuiltPath } from '../../scripts/api-reference/entry-points.ts';
 import {
-  API_REFERENCE_END,
-  API_REFERENCE_START,
+  API_REFERENCE,
   ApiReferenceMarkersError,
   collectApi,
   markedApiReference,
@@ -83,8 +82,8 @@ describe('the API reference', () => {
 
   it('refuses a README without exactly one pair of markers in order', () => {
     expect(() => markedApiReference('# x\n')).toThrow(ApiReferenceMarkersError);
-    expect(() => markedApiReference(`${API_REFERENCE_END}\n${API_REFERENCE_START}\n`)).toThrow(/end marker comes before/);
-    expect(() => markedApiReference(`${API_REFERENCE_START}\n${API_REFERENCE_START}\n${API_REFERENCE_END}`)).toThrow(/2 start/);
+    expect(() => markedApiReference(`${API_REFERENCE.end}\n${API_REFERENCE.start}\n`)).toThrow(/end marker comes before/);
+    expect(() => markedApiReference(`${API_REFERENCE.start}\n${API_REFERENCE.start}\n${API_REFERENCE.end}`)).toThrow(/2 start/);
   });
 
   it('maps built paths of `exports` back to sources, and skips what is not built', () => {
