@@ -1,13 +1,17 @@
 /**
- * Where the README explains a name at length: the section (any heading
- * level) whose code, inline or fenced, names it most often. The API
- * reference links each export there, so a reader goes from the one-line
- * summary to the prose and the examples.
+ * Where the README explains a name at length, judged by where its code,
+ * inline or fenced, names it: the narrowest section that holds at least half
+ * of the mentions of the section around it, so `createServer` leads to "The
+ * server" rather than to the subsection with the most examples, and an OAuth
+ * type to "Authorization (OAuth)" rather than to "The client". The API
+ * reference links each export there, from its one-line summary to the prose
+ * and the examples.
  */
 
-/** A README heading with its GitHub anchor and the text up to the next heading. */
+/** A README heading with its level, its GitHub anchor and the text up to the next heading. */
 export interface ReadmeSection {
   title: string;
+  level: number;
   anchor: string;
   body: string;
 }
@@ -30,8 +34,8 @@ export function readmeSections(markdown: string): ReadmeSection[] {
   let fenced = false;
   for (const line of markdown.split('\n')) {
     if (line.trimStart().startsWith('```')) fenced = !fenced;
-    const heading = fenced ? null : /^#{1,6}\s+(.+?)\s*$/.exec(line);
-    if (heading) sections.push({ title: heading[1]!, anchor: anchorFor(heading[1]!, used), body: '' });
+    const heading = fenced ? null : /^(#{1,6})\s+(.+?)\s*$/.exec(line);
+    if (heading) sections.push({ title: heading[2]!, level: heading[1]!.length, anchor: anchorFor(heading[2]!, used), body: '' });
     else if (sections.length > 0) sections[sections.length - 1]!.body += `${line}\n`;
   }
   return sections;
@@ -49,13 +53,33 @@ function mentions(body: string, name: string): number {
   return count;
 }
 
-/** The section that names `name` most in its code (the first of equals), or undefined when none does. */
-export function sectionExplaining(sections: readonly ReadmeSection[], name: string): ReadmeSection | undefined {
-  let best: ReadmeSection | undefined;
-  let bestCount = 0;
-  for (const section of sections) {
-    const count = mentions(section.body, name);
-    if (count > bestCount) [best, bestCount] = [section, count];
+/** The indices of the sections directly under `parent` (-1: the top), each with its own and its subsections' mentions. */
+function children(sections: readonly ReadmeSection[], counts: readonly number[], parent: number): { index: number; total: number }[] {
+  const found: { index: number; total: number }[] = [];
+  const floor = parent < 0 ? 0 : sections[parent]!.level;
+  let childLevel = Infinity;
+  for (let i = parent + 1; i < sections.length && sections[i]!.level > floor; i++) {
+    if (sections[i]!.level <= childLevel) {
+      childLevel = sections[i]!.level;
+      found.push({ index: i, total: 0 });
+    }
+    found[found.length - 1]!.total += counts[i]!;
   }
-  return best;
+  return found;
+}
+
+/** The section that explains `name` (see above), or undefined when no section below the title names it. */
+export function sectionExplaining(sections: readonly ReadmeSection[], name: string): ReadmeSection | undefined {
+  const counts = sections.map((section) => mentions(section.body, name));
+  let current = -1;
+  let total = counts.reduce((sum, count) => sum + count, 0);
+  for (;;) {
+    const best = children(sections, counts, current).reduce<{ index: number; total: number } | undefined>(
+      (a, b) => (a === undefined || b.total > a.total ? b : a),
+      undefined,
+    );
+    if (best === undefined || best.total === 0 || best.total * 2 < total) break;
+    [current, total] = [best.index, best.total];
+  }
+  return current >= 0 && sections[current]!.level > 1 ? sections[current] : undefined;
 }

@@ -47,8 +47,9 @@ function memberTable(owner: string, members: readonly ApiMember[]): string[] {
 }
 
 function fields(item: ApiItem): string {
-  if (item.members.length === 0) return '';
-  return ` Fields: ${item.members.map((member) => `\`${member.name}\``).join(', ')}.`;
+  // An error's `code` has its own column.
+  const names = item.members.map((member) => member.name).filter((name) => item.kind !== 'error' || name !== 'code');
+  return names.length === 0 ? '' : ` Fields: ${names.map((name) => `\`${name}\``).join(', ')}.`;
 }
 
 function row(item: ApiItem, sections: readonly ReadmeSection[]): string {

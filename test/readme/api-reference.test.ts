@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiEntry, undocumented } from '../../scripts/api-reference/collect.ts';
 import { sourceOfBuiltPath } from '../../scripts/api-reference/entry-points.ts';
+import { readmeSections, sectionExplaining } from '../../scripts/api-reference/readme-links.ts';
 import {
   API_REFERENCE,
   ApiReferenceMarkersError,
@@ -84,6 +85,27 @@ describe('the API reference', () => {
     expect(() => markedApiReference('# x\n')).toThrow(ApiReferenceMarkersError);
     expect(() => markedApiReference(`${API_REFERENCE.end}\n${API_REFERENCE.start}\n`)).toThrow(/end marker comes before/);
     expect(() => markedApiReference(`${API_REFERENCE.start}\n${API_REFERENCE.start}\n${API_REFERENCE.end}`)).toThrow(/2 start/);
+  });
+
+  it('links a name to the narrowest README section holding half its mentions, with GitHub anchors', () => {
+    const readme = [
+      '# pkg',
+      '## The server',
+      'Make one with `createServer()`.',
+      '### Caching: hints',
+      '```ts\ncreateServer({ caching });\n```',
+      '### Auth',
+      '`AuthProvider` and `createServer`; `AuthProvider` again.',
+      '## The server',
+      'A repeated heading, and `createServer` in prose: `createServerish` is another name.',
+      '```ts\n// # not a heading\n```',
+    ].join('\n');
+    const sections = readmeSections(readme);
+    expect(sections.map((section) => `${section.level} ${section.anchor}`)).toEqual(['1 pkg', '2 the-server', '3 caching-hints', '3 auth', '2 the-server-1']);
+    // createServer: 3 of 4 mentions under the first "The server", none of its subsections holds half of those.
+    expect(sectionExplaining(sections, 'createServer')?.anchor).toBe('the-server');
+    expect(sectionExplaining(sections, 'AuthProvider')?.anchor).toBe('auth');
+    expect(sectionExplaining(sections, 'Nowhere')).toBeUndefined();
   });
 
   it('maps built paths of `exports` back to sources, and skips what is not built', () => {
