@@ -80,10 +80,15 @@ function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
 }
 
-/** Private, protected, `#private` and `_`-prefixed members are no API; an `override` restates its base's member. */
+/**
+ * Private, protected, `#private` and `_`-prefixed members are no API, nor is
+ * a brand keyed by the package's own symbol (`[BRAND]`, unlike
+ * `[Symbol.asyncDispose]`); an `override` restates its base's member.
+ */
 function isPublicMember(member: ts.Node): member is ts.NamedDeclaration & { name: ts.PropertyName } {
   const name = (member as ts.NamedDeclaration).name;
   if (name === undefined || ts.isPrivateIdentifier(name) || name.getText().startsWith('_')) return false;
+  if (ts.isComputedPropertyName(name) && !name.expression.getText().startsWith('Symbol.')) return false;
   return ![ts.SyntaxKind.PrivateKeyword, ts.SyntaxKind.ProtectedKeyword, ts.SyntaxKind.OverrideKeyword].some((kind) => hasModifier(member, kind));
 }
 

@@ -71,7 +71,7 @@ export interface RedisBus extends ChangeBus {
 
 const READ_COUNT = 500;
 
-/** Starts connecting at once; publishing works from the first moment (queued until Redis answers). */
+/** A change bus over one Redis Stream for several server nodes (`createServer({ bus })`). Starts connecting at once; publishing works from the first moment (queued until Redis answers). */
 export async function createRedisBus(options: RedisBusOptions): Promise<RedisBus> {
   const bus = new RedisStreamBus(options);
   await bus.start(options.redis);
