@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ApiEntry, undocumented } from '../../scripts/api-reference/collect.ts';
+import { type ApiEntry, collectEntry, undocumented } from '../../scripts/api-reference/collect.ts';
 import { sourceOfBuiltPath } from '../../scripts/api-reference/entry-points.ts';
 import { readmeSections, sectionExplaining } from '../../scripts/api-reference/readme-links.ts';
 import {
@@ -17,7 +17,7 @@ import {
   markedApiReference,
   withApiReference,
 } from '../../scripts/api-reference/reference.ts';
-import { REPO_ROOT } from '../setup/ts-program.ts';
+import { projectCompilerOptions, projectProgram, REPO_ROOT } from '../setup/ts-program.ts';
 
 /**
  * Files being rewritten on other branches while this check lands (issue 16):
@@ -55,6 +55,12 @@ describe('the API reference', () => {
     );
   });
 
+  it('is idempotent: generating into a generated README changes nothing', async () => {
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    const once = withApiReference(readme, entries);
+    expect(withApiReference(once, entries)).toBe(once);
+  });
+
   it('resolves re-exports to their declarations, with kinds, signatures, summaries and README links', async () => {
     const client = entries.find((entry) => entry.specifier === 'mcp-actors')!;
     const byName = new Map(client.items.map((item) => [item.name, item]));
@@ -67,6 +73,42 @@ describe('the API reference', () => {
     const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
     expect(markedApiReference(readme)).toContain('| `isMcpActorsError(value: unknown): value is McpActorsError` |');
     expect(markedApiReference(readme)).toMatch(/`createChangeCache\(.*\[→ The change cache\]\(#the-change-cache\)/);
+  });
+
+  it('finds what lacks TSDoc in real declarations: exports, public members, parameter properties; not private or inherited ones', () => {
+    const file = join(REPO_ROOT, 'test', 'readme', 'virtual-api.ts');
+    const text = [
+      '/** Documented. */',
+      'export function documented(): void {}',
+      'export class Bare extends Error {',
+      '  readonly code = "bare";',
+      '  size = 1;',
+      '  /** Documented. */',
+      '  count = 2;',
+      '  private hidden = 3;',
+      '  constructor(readonly reason: string, /** Documented. */ readonly detail: string) { super(reason); }',
+      '}',
+      '/** Documented. */',
+      'export interface Shape {',
+      '  width: number;',
+      '  /** Documented. */',
+      // TypeScript, and so the editor's hover, does not take a comment after another member on its line as TSDoc.
+      '  height: number; /** Not seen. */ depth: number;',
+      '}',
+      'export const LIMIT = 5;',
+    ].join('\n');
+    const program = projectProgram({ rootNames: [], options: { ...projectCompilerOptions(), noResolve: true, noLib: true, types: [] }, virtualFiles: new Map([[file, text]]) });
+    const entry = collectEntry(program, { specifier: 'x', source: 'test/readme/virtual-api.ts' }, REPO_ROOT);
+    expect(entry.items.map((item) => `${item.kind} ${item.name}`)).toEqual(['error Bare', 'function documented', 'constant LIMIT', 'type Shape']);
+    expect(undocumented([entry])).toEqual([
+      'test/readme/virtual-api.ts:3 Bare',
+      'test/readme/virtual-api.ts:4 Bare.code',
+      'test/readme/virtual-api.ts:5 Bare.size',
+      'test/readme/virtual-api.ts:9 Bare.reason',
+      'test/readme/virtual-api.ts:13 Shape.width',
+      'test/readme/virtual-api.ts:15 Shape.depth',
+      'test/readme/virtual-api.ts:17 LIMIT',
+    ]);
   });
 
   it('lists an undocumented export and member with where they are declared', () => {
