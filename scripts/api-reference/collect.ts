@@ -3,7 +3,7 @@
  * declarations, with the first paragraph of their TSDoc: the facts both the
  * README's API reference and the check that every export is documented are
  * made of. Reads syntax and symbols only, so the program it reads needs no
- * lib or node_modules types (see program.ts).
+ * lib or node_modules types (see sourcesProgram in reference.ts).
  */
 import { relative } from 'node:path';
 import ts from 'typescript';
