@@ -36,6 +36,12 @@ export interface BurstResult {
   serverAhead?: number | undefined;
   /** Bytes in the server's stdout buffer (not yet taken by the pipe) when it read the follow-up. */
   serverBuffered?: number | undefined;
+  /**
+   * Burst notifications the server had written when it read the follow-up but
+   * the client had not read when it sent it: in the kernel's buffer, or written
+   * while the request waited to be read.
+   */
+  inFlight?: number | undefined;
 }
 
 export type BurstEra = 'modern' | 'legacy';
@@ -62,7 +68,8 @@ export async function runBurst(fixture: string, era: BurstEra, kind: BurstKind, 
   let notifications = 0;
   /** Resolved once `followUpAfter` burst notifications were read. */
   let reached: (() => void) | undefined;
-  const waiters = new Map<string, () => void>();
+  /** Each is told how many burst notifications were read before its answer's line (not after the rest of its chunk). */
+  const waiters = new Map<string, (readBeforeAnswer: number) => void>();
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');
@@ -72,12 +79,12 @@ export async function runBurst(fixture: string, era: BurstEra, kind: BurstKind, 
       for (const [id, resolve] of waiters) {
         if (line.includes(`"id":"${id}"`)) {
           waiters.delete(id);
-          resolve();
+          resolve(notifications);
         }
       }
     }
   });
-  const answer = (id: string) => new Promise<void>((resolve) => waiters.set(id, resolve));
+  const answer = (id: string) => new Promise<number>((resolve) => waiters.set(id, resolve));
   const send = (id: string, method: string, params: Record<string, unknown> = {}) =>
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: era === 'modern' ? { _meta: meta, ...params } : params })}\n`);
   try {
@@ -98,7 +105,7 @@ export async function runBurst(fixture: string, era: BurstEra, kind: BurstKind, 
     const followUp = Promise.race([during, timeout]).then(() => {
       const sent = performance.now();
       const readBefore = notifications;
-      const answered = answer(FOLLOW_UP_ID).then(() => ({ ms: performance.now() - sent, behind: notifications - readBefore }));
+      const answered = answer(FOLLOW_UP_ID).then((readBeforeAnswer) => ({ ms: performance.now() - sent, behind: readBeforeAnswer - readBefore, readBefore }));
       send(FOLLOW_UP_ID, 'tools/call', { name: 'echo', arguments: { text: 'still there?' } });
       return Promise.race([answered, timeout]);
     });
@@ -111,7 +118,7 @@ export async function runBurst(fixture: string, era: BurstEra, kind: BurstKind, 
       clearTimeout(wait);
       await new Promise(setImmediate);
     }
-    return { followUpMs: followed?.ms, burstMs, notifications, behind: followed?.behind, serverAhead: tap?.ahead, serverBuffered: tap?.buffered };
+    return { followUpMs: followed?.ms, burstMs, notifications, behind: followed?.behind, serverAhead: tap?.ahead, serverBuffered: tap?.buffered, inFlight: tap && followed ? tap.writtenBeforeRead - followed.readBefore : undefined };
   } finally {
     child.kill('SIGKILL');
   }
@@ -120,7 +127,7 @@ export async function runBurst(fixture: string, era: BurstEra, kind: BurstKind, 
 async function openListen(
   stdout: NodeJS.ReadableStream,
   send: (id: string, method: string, params?: Record<string, unknown>) => void,
-  answer: (id: string) => Promise<void>,
+  answer: (id: string) => Promise<unknown>,
 ): Promise<void> {
   const discovered = answer('discover');
   send('discover', 'server/discover');

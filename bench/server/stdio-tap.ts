@@ -6,7 +6,8 @@
  * the server handed to stdout after it read the follow-up request and before
  * its answer: the notifications its own queue put ahead of the answer. It
  * also notes how many bytes stdout's buffer held (written, not yet taken by
- * the pipe) when the request was read. Reported once the answer was handed
+ * the pipe) when the request was read, and how many it had written by then.
+ * Reported once the answer was handed
  * over: to the file named by $STDIO_TAP_REPORT (JSON), else as one line on
  * stderr, `stdio-tap {"ahead":N,"buffered":B}`.
  */
@@ -38,7 +39,11 @@ stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
   const answer = readAt && !reported ? frames.indexOf(REQUEST) : -1;
   if (answer >= 0) {
     reported = true;
-    const report: TapReport = { ahead: written + occurrences(frames.slice(0, answer), PROGRESS) - readAt!.written, buffered: readAt!.buffered };
+    const report: TapReport = {
+      ahead: written + occurrences(frames.slice(0, answer), PROGRESS) - readAt!.written,
+      buffered: readAt!.buffered,
+      writtenBeforeRead: readAt!.written,
+    };
     const file = process.env.STDIO_TAP_REPORT;
     // Written before the answer is, so a client holding the answer finds the file.
     if (file) writeFileSync(file, JSON.stringify(report));

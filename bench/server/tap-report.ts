@@ -5,8 +5,12 @@ export const FOLLOW_UP_ID = 'follow-up';
 /** What the tap's stderr line starts with. */
 export const TAP_PREFIX = 'stdio-tap ';
 
-/** What the tap reports: progress notifications written ahead of the answer, bytes in stdout's buffer when the request was read. */
+/** What the tap reports. */
 export interface TapReport {
+  /** Progress notifications handed to stdout after the request was read and before its answer. */
   ahead: number;
+  /** Bytes in stdout's buffer (not yet taken by the kernel) when the request was read. */
   buffered: number;
+  /** Progress notifications handed to stdout before the request was read. */
+  writtenBeforeRead: number;
 }
