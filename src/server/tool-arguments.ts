@@ -5,6 +5,13 @@
  * is where it refuses a malformed schema or an unresolvable `$ref`, so a
  * broken tool never gets registered; unknown keywords (`x-…`, annotations)
  * are allowed, as tool schemas carry them.
+ *
+ * The check against the dialect's meta-schema is one validator per dialect
+ * for the whole process, not one per server: ajv compiles a meta-schema the
+ * first time an engine checks a schema, and that compile (the 2020-12
+ * vocabularies above all) was most of what defining a server's tools cost,
+ * paid again by every server a process creates. A meta-schema validator
+ * holds no tool's schema, so sharing it shares nothing between servers.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
@@ -53,6 +60,7 @@ export class ToolInputCompiler {
     this.release(tool);
     let validate: ValidateFunction;
     try {
+      metaSchemaCheck(draft, schema);
       validate = this.engine(draft).compile(schema);
     } catch (cause) {
       throw new InvalidToolSchemaError(tool, cause instanceof Error ? cause.message : String(cause), { cause });
@@ -76,11 +84,30 @@ export class ToolInputCompiler {
   private engine(draft: Draft): Ajv {
     let engine = this.engines.get(draft);
     if (!engine) {
-      const options = { strict: false, allErrors: true, validateFormats: true };
-      engine = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
-      addFormats(engine);
+      // compile() checks against the meta-schema first (metaSchemaCheck), so the engine does not again.
+      engine = createEngine(draft, false);
       this.engines.set(draft, engine);
     }
     return engine;
   }
+}
+
+function createEngine(draft: Draft, validateSchema: boolean): Ajv {
+  const options = { strict: false, allErrors: true, validateFormats: true, validateSchema };
+  const engine = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+  addFormats(engine);
+  return engine;
+}
+
+/** One meta-schema checker per dialect for the process (see the note at the top); it only ever validates, never adds. */
+const metaSchemaCheckers = new Map<Draft, Ajv>();
+
+/** Throws ajv's own `schema is invalid: …` error when `schema` does not fit its dialect's meta-schema. */
+function metaSchemaCheck(draft: Draft, schema: JsonObject): void {
+  let checker = metaSchemaCheckers.get(draft);
+  if (!checker) {
+    checker = createEngine(draft, true);
+    metaSchemaCheckers.set(draft, checker);
+  }
+  checker.validateSchema(schema, true);
 }

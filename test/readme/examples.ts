@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import ts from 'typescript';
+import { projectCompilerOptions, projectProgram } from '../setup/ts-program.ts';
 
 /** The names an example may use without declaring them, as earlier examples made them. */
 const GIVEN = `
@@ -31,20 +32,10 @@ export function typescriptBlocks(markdown: string): { line: number; code: string
   return blocks;
 }
 
-/**
- * Parsed files of the disk (lib .d.ts, src/, node_modules types), kept across
- * calls: they do not change during a run, and parsing them again is most of
- * a second call's time. Keyed by path and language version.
- */
-const parsedFromDisk = new Map<string, ts.SourceFile | undefined>();
-
 /** Every type error of the examples, as `README.md:LINE: message`; empty when all check. */
 export function exampleTypeErrors(markdown: string, repoRoot: string): string[] {
-  const configPath = join(repoRoot, 'tsconfig.json');
-  const config = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, repoRoot);
   const options: ts.CompilerOptions = {
-    ...config.options,
-    noEmit: true,
+    ...projectCompilerOptions(repoRoot),
     noUnusedLocals: false,
     baseUrl: repoRoot,
     paths: { 'mcp-actors': ['src/index.ts'], 'mcp-actors/server': ['src/server/index.ts'], 'mcp-actors/redis': ['src/redis/index.ts'] },
@@ -56,18 +47,9 @@ export function exampleTypeErrors(markdown: string, repoRoot: string): string[] 
   for (const [n, block] of typescriptBlocks(markdown).entries()) {
     files.set(join(dir, `example-${n}.ts`), { text: `${block.code}\nexport {};\n`, line: block.line });
   }
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, language, ...rest) => {
-    const file = files.get(name);
-    if (file) return ts.createSourceFile(name, file.text, language);
-    const key = `${typeof language === 'object' ? language.languageVersion : language}:${name}`;
-    if (!parsedFromDisk.has(key)) parsedFromDisk.set(key, getSourceFile(name, language, ...rest));
-    return parsedFromDisk.get(key);
-  };
-  const fileExists = host.fileExists.bind(host);
-  host.fileExists = (name) => files.has(name) || fileExists(name);
-  const program = ts.createProgram([...files.keys()], options, host);
+  // Disk files come parsed from the cache the API reference and type tests share (test/setup/ts-program.ts).
+  const virtualFiles = new Map([...files].map(([name, file]) => [name, file.text]));
+  const program = projectProgram({ rootNames: [], options, virtualFiles });
   const errors: string[] = [];
   for (const [name, file] of files) {
     const source = program.getSourceFile(name)!;
