@@ -13,7 +13,21 @@ import type { NotificationFilter } from '../protocol/filter.ts';
 import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
 import type { NotificationHandler } from './inbound-router.ts';
 import { DEFAULT_MAX_INPUT_ROUNDS, requestWithInputs } from './input-required.ts';
-import { collectPages, type ListName } from './pages.ts';
+import { collectPages, LIST_METHODS, type ListName } from './pages.ts';
+import type {
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  ServerInfo,
+  Tool,
+} from '../protocol/mcp-types.ts';
+import { checkedList, checkedResult, type ListItems } from '../protocol/result-shapes.ts';
 import type { ServerRequestMethod } from './server-request-types.ts';
 import type { OnRequestOptions, ServerRequestHandler } from './server-requests.ts';
 import {
@@ -90,12 +104,14 @@ export class McpClient {
     return this.connection.negotiated?.protocolVersion;
   }
 
-  get serverCapabilities(): JsonObject | undefined {
-    return this.connection.serverCapabilities;
+  /** What the server said it can do, as negotiated (checked then: a malformed one fails the negotiation with InvalidResultError). */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.connection.serverCapabilities as ServerCapabilities | undefined;
   }
 
-  get serverInfo(): Record<string, unknown> | undefined {
-    return this.connection.negotiated?.serverInfo;
+  /** The server's name and version, as negotiated (checked then, as `serverCapabilities` is); a modern server may send none. */
+  get serverInfo(): ServerInfo | undefined {
+    return this.connection.negotiated?.serverInfo as ServerInfo | undefined;
   }
 
   get instructions(): string | undefined {
@@ -188,25 +204,38 @@ export class McpClient {
     return this.connection.notify(method, params);
   }
 
-  listTools(options?: RequestOptions): Promise<JsonObject[]> {
+  /** Every tool, all pages; rejects with InvalidResultError when one lacks what MCP defines (extra fields pass through). */
+  listTools(options?: RequestOptions): Promise<Tool[]> {
     return this.#listAll('tools', options);
   }
 
-  listPrompts(options?: RequestOptions): Promise<JsonObject[]> {
+  /** Every prompt, all pages, checked as `listTools` checks tools. */
+  listPrompts(options?: RequestOptions): Promise<Prompt[]> {
     return this.#listAll('prompts', options);
   }
 
-  listResources(options?: RequestOptions): Promise<JsonObject[]> {
+  /** Every resource, all pages, checked as `listTools` checks tools. */
+  listResources(options?: RequestOptions): Promise<Resource[]> {
     return this.#listAll('resources', options);
   }
 
-  listResourceTemplates(options?: RequestOptions): Promise<JsonObject[]> {
+  /** Every resource template, all pages, checked as `listTools` checks tools. */
+  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
     return this.#listAll('resourceTemplates', options);
   }
 
-  /** Reads a resource; an input-required result is answered and retried (see `callTool`). */
-  readResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
-    return this.#withInputs('resources/read', { uri }, options, (params) => this.request('resources/read', params, options));
+  /**
+   * Reads a resource; an input-required result is answered and retried (see `callTool`).
+   * Rejects with InvalidResultError when the result lacks what MCP defines.
+   */
+  async readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    const result = await this.#withInputs('resources/read', { uri }, options, (params) => this.request('resources/read', params, options));
+    return checkedResult('resources/read', result);
+  }
+
+  /** Suggestions for an argument of a prompt or a resource template (`completion/complete`); checked as `callTool`'s result is. */
+  async complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
+    return checkedResult('completion/complete', await this.request('completion/complete', { ...params }, options));
   }
 
   /**
@@ -220,9 +249,14 @@ export class McpClient {
    * `inputResponses` and the server's `requestState`, up to `maxInputRounds`
    * times; `options.signal` aborts the handlers and the call. A requested
    * input with no handler ends the call with InputHandlerMissingError.
+   *
+   * A result without the fields MCP defines (`content` an array of content
+   * blocks) rejects with InvalidResultError; a failed tool is a result with
+   * `isError: true`, not a rejection.
    */
-  callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<JsonObject> {
-    return this.#withInputs('tools/call', { name, arguments: args }, options, (params) => this.#callToolOnce(params, options));
+  async callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
+    const result = await this.#withInputs('tools/call', { name, arguments: args }, options, (params) => this.#callToolOnce(params, options));
+    return checkedResult('tools/call', result);
   }
 
   async #callToolOnce(params: JsonObject, options: RequestOptions | undefined): Promise<JsonObject> {
@@ -235,9 +269,13 @@ export class McpClient {
     }
   }
 
-  /** Gets a prompt; an input-required result is answered and retried (see `callTool`). */
-  getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<JsonObject> {
-    return this.#withInputs('prompts/get', { name, arguments: args }, options, (params) => this.request('prompts/get', params, options));
+  /**
+   * Gets a prompt; an input-required result is answered and retried (see `callTool`).
+   * Rejects with InvalidResultError when the result lacks what MCP defines.
+   */
+  async getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
+    const result = await this.#withInputs('prompts/get', { name, arguments: args }, options, (params) => this.request('prompts/get', params, options));
+    return checkedResult('prompts/get', result);
   }
 
   #withInputs(method: string, params: JsonObject, options: RequestOptions | undefined, send: (params: JsonObject) => Promise<JsonObject>): Promise<JsonObject> {
@@ -314,8 +352,9 @@ export class McpClient {
     return this.#listeners.unsubscribeNotifications(ref);
   }
 
-  #listAll(list: ListName, options?: RequestOptions): Promise<JsonObject[]> {
-    return collectPages(list, (method, params) => this.request(method, params, options));
+  async #listAll<L extends ListName>(list: L, options?: RequestOptions): Promise<ListItems[L][]> {
+    const items = await collectPages(list, (method, params) => this.request(method, params, options));
+    return checkedList(list, LIST_METHODS[list], items);
   }
 }
 

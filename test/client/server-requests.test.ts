@@ -115,7 +115,7 @@ describe('input-required retries (modern era)', () => {
 
   it('omits requestState from the retry when the server sent none, and treats a result with no resultType as complete', async () => {
     const { peer, transport } = scriptedPeer('modern', (message) =>
-      message.params!.inputResponses === undefined ? { resultType: 'input_required', inputRequests: { confirm: ELICIT } } : { content: [] },
+      message.params!.inputResponses === undefined ? { resultType: 'input_required', inputRequests: { confirm: ELICIT } } : { messages: [] },
     );
     const client = connected('modern', transport);
     client.onRequest('elicitation/create', () => ({ action: 'decline' }));
