@@ -3,14 +3,17 @@
  * server in either era, with typed helpers, fallback notification handlers,
  * lifecycle events and the underlying xstate actor for those who want it.
  */
-import { toPromise } from 'xstate';
+import { toPromise, type Subscription } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
 import { isLifecycleEvent } from '../../machines/connection.machine.ts';
 import { HttpStatusError, NotConnectedError, RequestAbortedError } from '../protocol/errors.ts';
 import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
-import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
+import { Connection, type ConnectionOptions } from './connection.ts';
+import { dottedState, statusStream, type ClientEventOf, type ClientEventType, type ClientState, type ClientStatus } from './client-status.ts';
+
+export type { ClientEvent } from './client-status.ts';
 import type { NotificationHandler } from './inbound-router.ts';
 import { DEFAULT_MAX_INPUT_ROUNDS, requestWithInputs } from './input-required.ts';
 import { collectPages, LIST_METHODS, type ListName } from './pages.ts';
@@ -56,7 +59,6 @@ export interface ClientOptions extends ConnectionOptions {
    */
   maxInputRounds?: number;
 }
-export type ClientEvent = ConnectionNotice;
 
 export class McpClient {
   readonly connection: Connection;
@@ -118,9 +120,19 @@ export class McpClient {
     return this.connection.negotiated?.instructions;
   }
 
-  /** The connection's state, e.g. `online.ready.modern` or `reconnecting`. */
-  get state(): string {
-    return this.connection.stateName();
+  /** The connection's state, e.g. `online.ready.modern` or `reconnecting` (one of the connection machine's states). */
+  get state(): ClientState {
+    return dottedState(this.connection.actor.getSnapshot().value);
+  }
+
+  /**
+   * The connection's status as an async iterable: the current one first,
+   * then every change of state (with the era and generation once ready, the
+   * reason once closed); it ends after `closed`. Each loop is independent;
+   * breaking out of it stops listening.
+   */
+  status(): AsyncIterable<ClientStatus> {
+    return statusStream(this.connection.actor);
   }
 
   /** Connects and negotiates; rejects with the cause when the first connect fails (at once, or with `firstConnect: 'retry'` once its retries are spent). */
@@ -141,18 +153,13 @@ export class McpClient {
     });
   }
 
-  /** Closes the connection (reason `disconnected`) and waits for the transport to close. */
-  async disconnect(): Promise<void> {
+  /**
+   * Closes the connection (reason `disconnected`) and waits for the transport to close.
+   * `shutdown()` is the other way to close: its reason differs (see there).
+   */
+  async close(): Promise<void> {
     if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'disconnect' });
     await this.connection.closing;
-  }
-
-  /**
-   * Closes the connection (reason `disconnected`): the same as `disconnect()`, under the name every other
-   * closable of the package has. `shutdown()` stays separate because its reason differs: the owner is stopping.
-   */
-  close(): Promise<void> {
-    return this.disconnect();
   }
 
   /** `close()`: `await using client = createClient(…)` closes the connection at the end of the block. */
@@ -160,15 +167,43 @@ export class McpClient {
     return this.close();
   }
 
-  /** Closes the connection because its owner is stopping (reason `shutdown`). */
+  /**
+   * Closes the connection because its owner is stopping (reason `shutdown`
+   * carrying `cause`). A second name beside `close()` because what is built
+   * on the client tells the two apart: streams, listeners and the change
+   * cache end with the client's reason, so a consumer sees a deliberate
+   * close (`disconnected`) apart from the service going down (`shutdown`, and why).
+   */
   async shutdown(cause: unknown = 'client shutdown'): Promise<void> {
     if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'shutdown', cause });
     await this.connection.closing;
   }
 
-  /** Subscribes to lifecycle events and non-fatal errors; returns the unsubscribe function. */
-  on(listener: (event: ClientEvent) => void): () => void {
-    return this.connection.onNotice(listener);
+  /**
+   * Calls `handler` with every lifecycle event of `type` (`*`: all of them),
+   * typed per type, like xstate's `actor.on`. A handler that throws is
+   * reported through `onError` and does not stop the others.
+   */
+  on<T extends ClientEventType>(type: T, handler: (event: ClientEventOf<T>) => void): Subscription {
+    const unsubscribe = this.connection.onNotice((notice) => {
+      if (notice.type === 'error' || (type !== '*' && notice.type !== type)) return;
+      handler(notice as ClientEventOf<T>);
+    });
+    return { unsubscribe };
+  }
+
+  /**
+   * Calls `handler` with every problem that does not end the connection: a
+   * refused frame (FrameError), a response nobody asked for
+   * (UnexpectedResponseError), a throwing handler. Kept apart from `on`:
+   * these are reports about traffic, not states of the connection, and a
+   * failure that does end it arrives as `connection.closed` with its reason.
+   */
+  onError(handler: (error: Error) => void): Subscription {
+    const unsubscribe = this.connection.onNotice((notice) => {
+      if (notice.type === 'error') handler(notice.error);
+    });
+    return { unsubscribe };
   }
 
   /** A fallback handler for notifications of one method (`*`: all) that no stream or call claimed. */

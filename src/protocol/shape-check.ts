@@ -28,9 +28,13 @@ const under = (step: string | number, found: ShapeMismatch): ShapeMismatch => {
 export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Any string. */
 export const aString: ShapeCheck = (value) => (typeof value === 'string' ? undefined : mismatch('a string', value));
+/** Any number. */
 export const aNumber: ShapeCheck = (value) => (typeof value === 'number' ? undefined : mismatch('a number', value));
+/** `true` or `false`. */
 export const aBoolean: ShapeCheck = (value) => (typeof value === 'boolean' ? undefined : mismatch('a boolean', value));
+/** Any JSON object, its fields unchecked (a JSON Schema, `_meta`). */
 export const anObject: ShapeCheck = (value) => (isJsonObject(value) ? undefined : mismatch('an object', value));
 
 /** One of a few string literals. */
