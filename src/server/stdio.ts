@@ -30,14 +30,19 @@ import { Outbox } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
 import { requestKey } from './json-values.ts';
 
+/** Options of `serveStdio`: the streams to serve on. */
 export interface StdioOptions {
+  /** Where requests come from (default: `process.stdin`). */
   stdin?: Readable;
+  /** Where answers and notifications go (default: `process.stdout`). */
   stdout?: Writable;
 }
 
+/** One connection served over stdio: when it ended, and how to end it. */
 export interface StdioConnectionHandle {
   /** Resolves when the input ended or the connection was closed. */
   readonly closed: Promise<void>;
+  /** Ends the connection: its listen streams complete and its session ends. */
   close(): Promise<void>;
   /** `close()`, for `await using connection = server.serveStdio(…)`. */
   [Symbol.asyncDispose](): Promise<void>;
