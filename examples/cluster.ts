@@ -63,7 +63,7 @@ await redis.kill();
 await redis.restart();
 await announced;
 
-await Promise.all([client.disconnect(), refetch.disconnect()]);
+await Promise.all([client.close(), refetch.close()]);
 for (const { server, bus } of nodes) {
   await server.close();
   await bus.close();

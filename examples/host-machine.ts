@@ -76,7 +76,7 @@ host.start();
 
 const stop = async () => {
   host.stop(); // stops the child, which closes the stream (reason `local`)
-  await client.disconnect();
+  await client.close();
 };
 process.once('SIGTERM', () => void stop());
 process.once('SIGINT', () => void stop());

@@ -73,7 +73,7 @@ http.listen(Number(values.port), '127.0.0.1', () => {
 const stop = async () => {
   http.close();
   await cache.close();
-  await client.disconnect();
+  await client.close();
   process.exit(0);
 };
 process.once('SIGINT', () => void stop());

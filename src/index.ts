@@ -1,5 +1,6 @@
 /** The client side of mcp-actors; the server side is `mcp-actors/server`. */
-export { createClient, McpClient, type ClientEvent, type ClientOptions } from './client/client.ts';
+export { createClient, McpClient, type ClientOptions } from './client/client.ts';
+export type { ClientEvent, ClientEventOf, ClientEventType, ClientState, ClientStatus } from './client/client-status.ts';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './client/connection.ts';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './client/negotiation.ts';
 export {
@@ -79,18 +80,23 @@ export type {
   AudioContent,
   BlobResourceContents,
   CallToolResult,
+  CompleteParams,
+  CompleteResult,
   ContentBlock,
   EmbeddedResource,
   GetPromptResult,
   Icon,
   ImageContent,
+  JsonValue,
   Prompt,
   PromptArgument,
   PromptMessage,
+  PromptReference,
   ReadResourceResult,
   Resource,
   ResourceLink,
   ResourceTemplate,
+  ResourceTemplateReference,
   Role,
   ServerCapabilities,
   ServerInfo,

@@ -83,7 +83,7 @@ export async function ourConsumer(peer: PeerServer): Promise<Consumer> {
     async openStreams(uris) {
       await Promise.all(uris.map((uri) => client.listen({ resourceSubscriptions: [uri] }, onMessage)));
     },
-    close: () => client.disconnect(),
+    close: () => client.close(),
   };
 }
 

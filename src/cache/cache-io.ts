@@ -62,11 +62,11 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
     return new Promise<CacheNegotiation>((resolve, reject) => {
       if (now) return resolve(now);
       const done = () => {
-        stop();
+        lifecycle.unsubscribe();
         if (timer !== undefined) clearTimeout(timer);
         signal.removeEventListener('abort', done);
       };
-      const stop = client.on((event) => {
+      const lifecycle = client.on('*', (event) => {
         if (event.type === 'connection.ready') {
           done();
           resolve({ era: event.era, capabilities: event.negotiated.capabilities });

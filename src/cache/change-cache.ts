@@ -154,11 +154,11 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
   /** Stops following the client and refuses reads; the actor is stopped by `close()` or has ended on its own. */
   const end = () => {
     closed = true;
-    stopForwarding();
+    forwarding.unsubscribe();
     refresher.close();
   };
 
-  const stopForwarding = client.on((event) => {
+  const forwarding = client.on('*', (event) => {
     if (event.type === 'connection.ready') {
       actor.send({ type: 'connection.ready', era: event.era, generation: event.generation, capabilities: event.negotiated.capabilities });
     } else if (event.type === 'connection.lost' || event.type === 'connection.reconnecting' || event.type === 'connection.closed') {

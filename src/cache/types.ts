@@ -11,7 +11,7 @@ import type { Interest } from './interest.ts';
 export type { EntryKey, Interest };
 
 /**
- * Where the cache stands. `closed` is final: the client closed its connection (`disconnect()` or
+ * Where the cache stands. `closed` is final: the client closed its connection (`close()` or
  * `shutdown()`), and reads reject with CacheClosedError.
  */
 export type CacheState = 'idle' | 'negotiating' | 'listening' | 'recovering' | 'completed' | 'degraded' | 'noOverlap' | 'closed';

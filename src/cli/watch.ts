@@ -58,7 +58,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
   const closeReported = new Promise<void>((resolve) => (markCloseReported = resolve));
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => (finish = resolve));
-  client.on((event) => {
+  client.on('*', (event) => {
     if (event.type === 'connection.closed') {
       // Before the first negotiation a close is the failed connect, reported as the error.
       if (!connected) return;
@@ -89,7 +89,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
     await client.connect();
   } catch (cause) {
     await inspector?.stop();
-    await client.disconnect().catch(() => {});
+    await client.close().catch(() => {});
     throw new WatchConnectError(`cannot watch ${transport.label}: ${describeCause(cause)}`, { cause });
   }
 
@@ -112,7 +112,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
     await cache.firstReads;
     stopping = true;
     await cache.close();
-    await client.disconnect();
+    await client.close();
     await inspector?.stop();
     return { done: Promise.resolve(0), stop: async () => {} };
   }
@@ -126,7 +126,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
     stopping = true;
     try {
       await cache?.close();
-      await client.disconnect();
+      await client.close();
       await closeReported;
     } finally {
       // Ctrl-C means "stop now": a close that went wrong is still an exit the operator asked for.

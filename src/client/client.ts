@@ -3,17 +3,34 @@
  * server in either era, with typed helpers, fallback notification handlers,
  * lifecycle events and the underlying xstate actor for those who want it.
  */
-import { toPromise } from 'xstate';
+import { toPromise, type Subscription } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
 import { isLifecycleEvent } from '../../machines/connection.machine.ts';
 import { HttpStatusError, NotConnectedError, RequestAbortedError } from '../protocol/errors.ts';
 import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
-import { Connection, type ConnectionNotice, type ConnectionOptions } from './connection.ts';
+import { Connection, type ConnectionOptions } from './connection.ts';
+import { dottedState, statusStream, type ClientEventOf, type ClientEventType, type ClientState, type ClientStatus } from './client-status.ts';
+
+export type { ClientEvent } from './client-status.ts';
 import type { NotificationHandler } from './inbound-router.ts';
 import { DEFAULT_MAX_INPUT_ROUNDS, requestWithInputs } from './input-required.ts';
-import { collectPages, type ListName } from './pages.ts';
+import { collectPages, LIST_METHODS, type ListName } from './pages.ts';
+import type {
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  ServerInfo,
+  Tool,
+} from '../protocol/mcp-types.ts';
+import { checkedList, checkedResult, type ListItems } from '../protocol/result-shapes.ts';
 import type { ServerRequestMethod } from './server-request-types.ts';
 import type { OnRequestOptions, ServerRequestHandler } from './server-requests.ts';
 import {
@@ -42,7 +59,6 @@ export interface ClientOptions extends ConnectionOptions {
    */
   maxInputRounds?: number;
 }
-export type ClientEvent = ConnectionNotice;
 
 export class McpClient {
   readonly connection: Connection;
@@ -90,21 +106,33 @@ export class McpClient {
     return this.connection.negotiated?.protocolVersion;
   }
 
-  get serverCapabilities(): JsonObject | undefined {
-    return this.connection.serverCapabilities;
+  /** What the server said it can do, as negotiated (checked then: a malformed one fails the negotiation with InvalidResultError). */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.connection.serverCapabilities as ServerCapabilities | undefined;
   }
 
-  get serverInfo(): Record<string, unknown> | undefined {
-    return this.connection.negotiated?.serverInfo;
+  /** The server's name and version, as negotiated (checked then, as `serverCapabilities` is); a modern server may send none. */
+  get serverInfo(): ServerInfo | undefined {
+    return this.connection.negotiated?.serverInfo as ServerInfo | undefined;
   }
 
   get instructions(): string | undefined {
     return this.connection.negotiated?.instructions;
   }
 
-  /** The connection's state, e.g. `online.ready.modern` or `reconnecting`. */
-  get state(): string {
-    return this.connection.stateName();
+  /** The connection's state, e.g. `online.ready.modern` or `reconnecting` (one of the connection machine's states). */
+  get state(): ClientState {
+    return dottedState(this.connection.actor.getSnapshot().value);
+  }
+
+  /**
+   * The connection's status as an async iterable: the current one first,
+   * then every change of state (with the era and generation once ready, the
+   * reason once closed); it ends after `closed`. Each loop is independent;
+   * breaking out of it stops listening.
+   */
+  status(): AsyncIterable<ClientStatus> {
+    return statusStream(this.connection.actor);
   }
 
   /** Connects and negotiates; rejects with the cause when the first connect fails (at once, or with `firstConnect: 'retry'` once its retries are spent). */
@@ -125,18 +153,13 @@ export class McpClient {
     });
   }
 
-  /** Closes the connection (reason `disconnected`) and waits for the transport to close. */
-  async disconnect(): Promise<void> {
+  /**
+   * Closes the connection (reason `disconnected`) and waits for the transport to close.
+   * `shutdown()` is the other way to close: its reason differs (see there).
+   */
+  async close(): Promise<void> {
     if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'disconnect' });
     await this.connection.closing;
-  }
-
-  /**
-   * Closes the connection (reason `disconnected`): the same as `disconnect()`, under the name every other
-   * closable of the package has. `shutdown()` stays separate because its reason differs: the owner is stopping.
-   */
-  close(): Promise<void> {
-    return this.disconnect();
   }
 
   /** `close()`: `await using client = createClient(…)` closes the connection at the end of the block. */
@@ -144,15 +167,43 @@ export class McpClient {
     return this.close();
   }
 
-  /** Closes the connection because its owner is stopping (reason `shutdown`). */
+  /**
+   * Closes the connection because its owner is stopping (reason `shutdown`
+   * carrying `cause`). A second name beside `close()` because what is built
+   * on the client tells the two apart: streams, listeners and the change
+   * cache end with the client's reason, so a consumer sees a deliberate
+   * close (`disconnected`) apart from the service going down (`shutdown`, and why).
+   */
   async shutdown(cause: unknown = 'client shutdown'): Promise<void> {
     if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'shutdown', cause });
     await this.connection.closing;
   }
 
-  /** Subscribes to lifecycle events and non-fatal errors; returns the unsubscribe function. */
-  on(listener: (event: ClientEvent) => void): () => void {
-    return this.connection.onNotice(listener);
+  /**
+   * Calls `handler` with every lifecycle event of `type` (`*`: all of them),
+   * typed per type, like xstate's `actor.on`. A handler that throws is
+   * reported through `onError` and does not stop the others.
+   */
+  on<T extends ClientEventType>(type: T, handler: (event: ClientEventOf<T>) => void): Subscription {
+    const unsubscribe = this.connection.onNotice((notice) => {
+      if (notice.type === 'error' || (type !== '*' && notice.type !== type)) return;
+      handler(notice as ClientEventOf<T>);
+    });
+    return { unsubscribe };
+  }
+
+  /**
+   * Calls `handler` with every problem that does not end the connection: a
+   * refused frame (FrameError), a response nobody asked for
+   * (UnexpectedResponseError), a throwing handler. Kept apart from `on`:
+   * these are reports about traffic, not states of the connection, and a
+   * failure that does end it arrives as `connection.closed` with its reason.
+   */
+  onError(handler: (error: Error) => void): Subscription {
+    const unsubscribe = this.connection.onNotice((notice) => {
+      if (notice.type === 'error') handler(notice.error);
+    });
+    return { unsubscribe };
   }
 
   /** A fallback handler for notifications of one method (`*`: all) that no stream or call claimed. */
@@ -188,25 +239,38 @@ export class McpClient {
     return this.connection.notify(method, params);
   }
 
-  listTools(options?: RequestOptions): Promise<JsonObject[]> {
+  /** Every tool, all pages; rejects with InvalidResultError when one lacks what MCP defines (extra fields pass through). */
+  listTools(options?: RequestOptions): Promise<Tool[]> {
     return this.#listAll('tools', options);
   }
 
-  listPrompts(options?: RequestOptions): Promise<JsonObject[]> {
+  /** Every prompt, all pages, checked as `listTools` checks tools. */
+  listPrompts(options?: RequestOptions): Promise<Prompt[]> {
     return this.#listAll('prompts', options);
   }
 
-  listResources(options?: RequestOptions): Promise<JsonObject[]> {
+  /** Every resource, all pages, checked as `listTools` checks tools. */
+  listResources(options?: RequestOptions): Promise<Resource[]> {
     return this.#listAll('resources', options);
   }
 
-  listResourceTemplates(options?: RequestOptions): Promise<JsonObject[]> {
+  /** Every resource template, all pages, checked as `listTools` checks tools. */
+  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
     return this.#listAll('resourceTemplates', options);
   }
 
-  /** Reads a resource; an input-required result is answered and retried (see `callTool`). */
-  readResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
-    return this.#withInputs('resources/read', { uri }, options, (params) => this.request('resources/read', params, options));
+  /**
+   * Reads a resource; an input-required result is answered and retried (see `callTool`).
+   * Rejects with InvalidResultError when the result lacks what MCP defines.
+   */
+  async readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    const result = await this.#withInputs('resources/read', { uri }, options, (params) => this.request('resources/read', params, options));
+    return checkedResult('resources/read', result);
+  }
+
+  /** Suggestions for an argument of a prompt or a resource template (`completion/complete`); checked as `callTool`'s result is. */
+  async complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
+    return checkedResult('completion/complete', await this.request('completion/complete', { ...params }, options));
   }
 
   /**
@@ -220,9 +284,14 @@ export class McpClient {
    * `inputResponses` and the server's `requestState`, up to `maxInputRounds`
    * times; `options.signal` aborts the handlers and the call. A requested
    * input with no handler ends the call with InputHandlerMissingError.
+   *
+   * A result without the fields MCP defines (`content` an array of content
+   * blocks) rejects with InvalidResultError; a failed tool is a result with
+   * `isError: true`, not a rejection.
    */
-  callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<JsonObject> {
-    return this.#withInputs('tools/call', { name, arguments: args }, options, (params) => this.#callToolOnce(params, options));
+  async callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
+    const result = await this.#withInputs('tools/call', { name, arguments: args }, options, (params) => this.#callToolOnce(params, options));
+    return checkedResult('tools/call', result);
   }
 
   async #callToolOnce(params: JsonObject, options: RequestOptions | undefined): Promise<JsonObject> {
@@ -235,9 +304,13 @@ export class McpClient {
     }
   }
 
-  /** Gets a prompt; an input-required result is answered and retried (see `callTool`). */
-  getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<JsonObject> {
-    return this.#withInputs('prompts/get', { name, arguments: args }, options, (params) => this.request('prompts/get', params, options));
+  /**
+   * Gets a prompt; an input-required result is answered and retried (see `callTool`).
+   * Rejects with InvalidResultError when the result lacks what MCP defines.
+   */
+  async getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
+    const result = await this.#withInputs('prompts/get', { name, arguments: args }, options, (params) => this.request('prompts/get', params, options));
+    return checkedResult('prompts/get', result);
   }
 
   #withInputs(method: string, params: JsonObject, options: RequestOptions | undefined, send: (params: JsonObject) => Promise<JsonObject>): Promise<JsonObject> {
@@ -314,8 +387,9 @@ export class McpClient {
     return this.#listeners.unsubscribeNotifications(ref);
   }
 
-  #listAll(list: ListName, options?: RequestOptions): Promise<JsonObject[]> {
-    return collectPages(list, (method, params) => this.request(method, params, options));
+  async #listAll<L extends ListName>(list: L, options?: RequestOptions): Promise<ListItems[L][]> {
+    const items = await collectPages(list, (method, params) => this.request(method, params, options));
+    return checkedList(list, LIST_METHODS[list], items);
   }
 }
 

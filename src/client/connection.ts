@@ -36,6 +36,7 @@ import {
 import type { NotificationFilter } from '../protocol/filter.ts';
 import { type Era, type EraPreference, type Implementation } from '../protocol/versions.ts';
 import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../transport/transport.ts';
+import { dottedState } from './client-status.ts';
 import { InboundRouter } from './inbound-router.ts';
 import { ListenRoutes } from './listen-routes.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS, negotiationWithWire, type NegotiationWire } from './negotiation.ts';
@@ -237,10 +238,7 @@ export class Connection implements ListenPort {
 
   /** The machine's state as a dotted name, for errors and display. */
   stateName(): string {
-    const value = this.actor.getSnapshot().value;
-    const flatten = (v: unknown): string =>
-      typeof v === 'string' ? v : Object.entries(v as Record<string, unknown>).map(([k, inner]) => `${k}.${flatten(inner)}`).join(',');
-    return flatten(value);
+    return dottedState(this.actor.getSnapshot().value);
   }
 
   /** An ordinary request's patience, and never less than the probe timeout: how long a negotiation step waits for an answer. */

@@ -6,7 +6,8 @@
  */
 import { fromCallback, fromPromise } from 'xstate';
 import { negotiationMachine, type DiscoverEvent, type InitializeEvent, type Negotiated } from '../../machines/negotiation.machine.ts';
-import { HttpStatusError, NegotiationError, RpcError } from '../protocol/errors.ts';
+import { HttpStatusError, InvalidResultError, NegotiationError, RpcError } from '../protocol/errors.ts';
+import { checkServer } from '../protocol/result-shapes.ts';
 import { AuthError } from '../transport/auth/errors.ts';
 import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import {
@@ -55,7 +56,8 @@ export function judgeProbe(outcome: { result: JsonObject } | { error: unknown })
   if ('result' in outcome) {
     const versions = outcome.result.supportedVersions;
     if (Array.isArray(versions) && versions.includes(MODERN_VERSION)) {
-      return { type: 'discover.modern', negotiated: negotiated('modern', MODERN_VERSION, outcome.result) };
+      const found = negotiated('modern', MODERN_VERSION, outcome.result);
+      return found instanceof InvalidResultError ? { type: 'discover.failed', error: found } : { type: 'discover.modern', negotiated: found };
     }
     const listed = Array.isArray(versions) ? versions.filter((version) => typeof version === 'string').slice(0, 8) : versions;
     return { type: 'discover.legacy', evidence: `server/discover lists no ${MODERN_VERSION} (${JSON.stringify(listed) ?? 'nothing'})` };
@@ -82,16 +84,28 @@ export function judgeProbe(outcome: { result: JsonObject } | { error: unknown })
   return failed(`server/discover failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-/** What an `initialize` or `server/discover` result says about the peer. */
-function negotiated(era: Era, protocolVersion: string, result: JsonObject): Negotiated {
+/**
+ * What an `initialize` or `server/discover` result says about the peer, or
+ * InvalidResultError when its serverInfo or capabilities lack what MCP
+ * defines (the client hands both out typed).
+ */
+function negotiated(era: Era, protocolVersion: string, result: JsonObject): Negotiated | InvalidResultError {
   const meta = result._meta as JsonObject | undefined;
-  return {
-    era,
-    protocolVersion,
-    capabilities: (result.capabilities as JsonObject | undefined) ?? {},
-    serverInfo: (meta?.[MetaKey.serverInfo] ?? result.serverInfo) as Record<string, unknown> | undefined,
-    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
-  };
+  const serverInfo = meta?.[MetaKey.serverInfo] ?? result.serverInfo;
+  const capabilities = (result.capabilities as JsonObject | undefined) ?? {};
+  try {
+    checkServer(era === 'modern' ? 'server/discover' : 'initialize', serverInfo, capabilities);
+    return {
+      era,
+      protocolVersion,
+      capabilities,
+      serverInfo: serverInfo as Record<string, unknown> | undefined,
+      instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    };
+  } catch (error) {
+    if (error instanceof InvalidResultError) return error;
+    throw error;
+  }
 }
 
 /** Reads an answer to `initialize`: only a result in a legacy version is legacy. */
@@ -104,7 +118,8 @@ function judgeInitialize(outcome: { result: JsonObject } | { error: unknown }): 
     const error = new NegotiationError(`initialize answered unsupported protocol version ${JSON.stringify(version) ?? 'undefined'}`);
     return { type: 'initialize.failed', error };
   }
-  return { type: 'initialize.legacy', negotiated: negotiated('legacy', version as string, outcome.result) };
+  const found = negotiated('legacy', version as string, outcome.result);
+  return found instanceof InvalidResultError ? { type: 'initialize.failed', error: found } : { type: 'initialize.legacy', negotiated: found };
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { isMcpActorsError, McpActorsError } from '../../machines/errors.ts';
 import type { JsonRpcErrorObject, JsonRpcResponse, RequestId } from './jsonrpc.ts';
+import { describeValue } from './shape-check.ts';
 
 export { isMcpActorsError, McpActorsError };
 export { NegotiationError } from '../../machines/negotiation-errors.ts';
@@ -120,5 +121,27 @@ export class TooManyPagesError extends McpActorsError {
   readonly code = 'too_many_pages';
   constructor(/** The list request (`tools/list`…). */ readonly method: string, /** The page limit. */ readonly maxPages: number) {
     super(`${method} returned more than ${maxPages} pages`);
+  }
+}
+
+/**
+ * A server's result that lacks what MCP defines for it (a tool without a
+ * `name`, `content` that is no array), so it cannot be handed out typed.
+ * Fields MCP does not name never cause it: servers may extend results.
+ */
+export class InvalidResultError extends McpActorsError {
+  override readonly name = 'InvalidResultError';
+  readonly code = 'invalid_result';
+  constructor(
+    /** The request the result answered, e.g. `tools/list`. */
+    readonly method: string,
+    /** Where in the result, e.g. `tools[2].name`. */
+    readonly path: string,
+    /** What MCP requires there, e.g. `a string`. */
+    readonly expected: string,
+    /** What the server sent there (`undefined` when it is missing). */
+    readonly actual: unknown,
+  ) {
+    super(`${method}: the server's ${path} is ${describeValue(actual)}, expected ${expected}`);
   }
 }

@@ -1,18 +1,23 @@
 /**
  * What MCP defines, as TypeScript types for both eras: the legacy era
  * (2024-11-05 … 2025-11-25) and the modern era (2026-07-28). Where the eras
- * differ, a field says which era has it; every interface has exactly the
+ * differ, a field says which era has it; every type has exactly the
  * union of both eras' schema properties (test/protocol/mcp-types.test.ts
  * compares them with the specification's schema.json files). Servers may add
- * fields of their own, which these types do not name.
+ * fields of their own, which these types do not name. Object types rather
+ * than interfaces: a value of one is then also a JsonObject (an interface
+ * has no implicit index signature), so a typed result goes wherever JSON does.
  */
 import type { JsonObject } from './jsonrpc.ts';
+
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** Who a message or a piece of content is for. */
 export type Role = 'user' | 'assistant';
 
 /** An icon a user interface may show for a tool, prompt, resource or implementation. */
-export interface Icon {
+export type Icon = {
   /** An HTTP(S) URL or a `data:` URI. */
   src: string;
   /** The image's MIME type, when the URL does not say it. */
@@ -21,20 +26,20 @@ export interface Icon {
   sizes?: string[];
   /** The colour theme the icon is drawn for. */
   theme?: 'light' | 'dark';
-}
+};
 
 /** Hints about how content or a resource is meant to be used. */
-export interface Annotations {
+export type Annotations = {
   /** Who the content is for: the user, the model (`assistant`), or both. */
   audience?: Role[];
   /** 0 (least) to 1 (most important). */
   priority?: number;
   /** ISO 8601. */
   lastModified?: string;
-}
+};
 
 /** Hints about a tool's behaviour; never trust them from an untrusted server. */
-export interface ToolAnnotations {
+export type ToolAnnotations = {
   /** A human-readable title. */
   title?: string;
   /** The tool does not modify its environment. */
@@ -45,10 +50,10 @@ export interface ToolAnnotations {
   idempotentHint?: boolean;
   /** The tool reaches outside entities (the web, other systems), not a closed domain. */
   openWorldHint?: boolean;
-}
+};
 
 /** A tool as `tools/list` lists it. */
-export interface Tool {
+export type Tool = {
   /** The name `tools/call` takes; unique on the server. */
   name: string;
   /** A human-readable name for user interfaces. */
@@ -66,10 +71,10 @@ export interface Tool {
   /** Legacy era (2025-11-25): whether the tool runs as a task (`forbidden`, `optional`, `required`). */
   execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
   _meta?: JsonObject;
-}
+};
 
 /** One argument a prompt takes. */
-export interface PromptArgument {
+export type PromptArgument = {
   /** The argument's name, the key in `prompts/get` arguments. */
   name: string;
   /** A human-readable name for user interfaces. */
@@ -78,10 +83,10 @@ export interface PromptArgument {
   description?: string;
   /** Whether `prompts/get` must give it. */
   required?: boolean;
-}
+};
 
 /** A prompt as `prompts/list` lists it. */
-export interface Prompt {
+export type Prompt = {
   /** The name `prompts/get` takes; unique on the server. */
   name: string;
   /** A human-readable name for user interfaces. */
@@ -93,10 +98,10 @@ export interface Prompt {
   /** Icons a user interface may show. */
   icons?: Icon[];
   _meta?: JsonObject;
-}
+};
 
 /** A resource as `resources/list` lists it. */
-export interface Resource {
+export type Resource = {
   /** The URI `resources/read` takes. */
   uri: string;
   /** A name for the resource. */
@@ -114,10 +119,10 @@ export interface Resource {
   /** Icons a user interface may show. */
   icons?: Icon[];
   _meta?: JsonObject;
-}
+};
 
 /** A resource template as `resources/templates/list` lists it. */
-export interface ResourceTemplate {
+export type ResourceTemplate = {
   /** An RFC 6570 URI template. */
   uriTemplate: string;
   /** A name for the resources it describes. */
@@ -133,10 +138,10 @@ export interface ResourceTemplate {
   /** Icons a user interface may show. */
   icons?: Icon[];
   _meta?: JsonObject;
-}
+};
 
 /** A resource's text contents. */
-export interface TextResourceContents {
+export type TextResourceContents = {
   /** The resource's URI. */
   uri: string;
   /** The MIME type of `text`, when known. */
@@ -144,10 +149,10 @@ export interface TextResourceContents {
   /** The contents, as text. */
   text: string;
   _meta?: JsonObject;
-}
+};
 
 /** A resource's binary contents, base64. */
-export interface BlobResourceContents {
+export type BlobResourceContents = {
   /** The resource's URI. */
   uri: string;
   /** The MIME type of `blob`, when known. */
@@ -155,10 +160,10 @@ export interface BlobResourceContents {
   /** The contents, base64-encoded. */
   blob: string;
   _meta?: JsonObject;
-}
+};
 
 /** Text content. */
-export interface TextContent {
+export type TextContent = {
   /** Discriminates the content blocks. */
   type: 'text';
   /** The text. */
@@ -166,10 +171,10 @@ export interface TextContent {
   /** Audience, priority and last modification. */
   annotations?: Annotations;
   _meta?: JsonObject;
-}
+};
 
 /** An image, base64. */
-export interface ImageContent {
+export type ImageContent = {
   /** Discriminates the content blocks. */
   type: 'image';
   /** The image, base64-encoded. */
@@ -179,10 +184,10 @@ export interface ImageContent {
   /** Audience, priority and last modification. */
   annotations?: Annotations;
   _meta?: JsonObject;
-}
+};
 
 /** Audio, base64. */
-export interface AudioContent {
+export type AudioContent = {
   /** Discriminates the content blocks. */
   type: 'audio';
   /** The audio, base64-encoded. */
@@ -192,16 +197,16 @@ export interface AudioContent {
   /** Audience, priority and last modification. */
   annotations?: Annotations;
   _meta?: JsonObject;
-}
+};
 
 /** A link to a resource the client may read. */
-export interface ResourceLink extends Resource {
+export type ResourceLink = Resource & {
   /** Discriminates the content blocks. */
   type: 'resource_link';
-}
+};
 
 /** A resource's contents embedded in a result. */
-export interface EmbeddedResource {
+export type EmbeddedResource = {
   /** Discriminates the content blocks. */
   type: 'resource';
   /** The embedded contents, text or base64. */
@@ -209,34 +214,37 @@ export interface EmbeddedResource {
   /** Audience, priority and last modification. */
   annotations?: Annotations;
   _meta?: JsonObject;
-}
+};
 
 /** One block of a tool result or prompt message; switch on `type`. */
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
 /** What `tools/call` answers (a completed call; see the input-required retries for the other kind). */
-export interface CallToolResult {
+export type CallToolResult = {
   /** What the tool produced (or, with `isError`, how it failed). */
   content: ContentBlock[];
-  /** Conforms to the tool's `outputSchema` when it has one. */
-  structuredContent?: JsonObject;
+  /**
+   * Conforms to the tool's `outputSchema` when it has one. Legacy era: an
+   * object; modern era: any JSON value.
+   */
+  structuredContent?: JsonValue;
   /** The tool failed; `content` says how, for the model to read. */
   isError?: boolean;
   /** Modern era: `complete` for a finished call. */
   resultType?: string;
   _meta?: JsonObject;
-}
+};
 
 /** One message of a prompt. */
-export interface PromptMessage {
+export type PromptMessage = {
   /** Who says the message. */
   role: Role;
   /** What the message says. */
   content: ContentBlock;
-}
+};
 
 /** What `prompts/get` answers. */
-export interface GetPromptResult {
+export type GetPromptResult = {
   /** A description of the prompt as filled in. */
   description?: string;
   /** The prompt's messages, arguments filled in. */
@@ -244,10 +252,10 @@ export interface GetPromptResult {
   /** Modern era: `complete` for a finished call. */
   resultType?: string;
   _meta?: JsonObject;
-}
+};
 
 /** What `resources/read` answers. */
-export interface ReadResourceResult {
+export type ReadResourceResult = {
   /** The resource's contents; one entry per resource read (a directory-like URI may yield several). */
   contents: (TextResourceContents | BlobResourceContents)[];
   /** Modern era: how long (ms) the result may be reused, and by whom. */
@@ -257,10 +265,51 @@ export interface ReadResourceResult {
   /** Modern era: `complete` for a finished call. */
   resultType?: string;
   _meta?: JsonObject;
-}
+};
+
+/** A prompt whose argument `completion/complete` completes. */
+export type PromptReference = {
+  type: 'ref/prompt';
+  /** The prompt's name. */
+  name: string;
+  /** A human-readable name for user interfaces. */
+  title?: string;
+};
+
+/** A resource template whose URI variable `completion/complete` completes. */
+export type ResourceTemplateReference = {
+  type: 'ref/resource';
+  /** The template's URI template. */
+  uri: string;
+};
+
+/** What `completion/complete` asks: suggestions for one argument of a prompt or a resource template. */
+export type CompleteParams = {
+  /** The prompt or resource template the argument belongs to. */
+  ref: PromptReference | ResourceTemplateReference;
+  /** The argument being completed and its partial value. */
+  argument: { name: string; value: string };
+  /** The values of arguments already filled in. */
+  context?: { arguments?: Record<string, string> };
+};
+
+/** What `completion/complete` answers: at most 100 suggestions for the argument's value. */
+export type CompleteResult = {
+  /** The suggestions, and how many there are in all. */
+  completion: {
+    values: string[];
+    /** How many suggestions there are in all, when known (may exceed `values.length`). */
+    total?: number;
+    /** More suggestions exist than `values` holds. */
+    hasMore?: boolean;
+  };
+  /** Modern era: `complete` for a finished call. */
+  resultType?: string;
+  _meta?: JsonObject;
+};
 
 /** The server's name and version (`serverInfo`; the spec's Implementation). */
-export interface ServerInfo {
+export type ServerInfo = {
   /** The implementation's name. */
   name: string;
   /** The implementation's version. */
@@ -273,10 +322,10 @@ export interface ServerInfo {
   websiteUrl?: string;
   /** Icons a user interface may show. */
   icons?: Icon[];
-}
+};
 
 /** What a server says it can do; not a closed set. */
-export interface ServerCapabilities {
+export type ServerCapabilities = {
   /** It serves tools; `listChanged`: it notifies when the list changes. */
   tools?: { listChanged?: boolean } & JsonObject;
   /** It serves prompts; `listChanged`: it notifies when the list changes. */
@@ -293,4 +342,4 @@ export interface ServerCapabilities {
   tasks?: JsonObject;
   /** Modern era: MCP extensions by identifier, each with its settings. */
   extensions?: Record<string, JsonObject>;
-}
+};

@@ -18,7 +18,7 @@ const clients: McpClient[] = [];
 const caches: ChangeCacheHandle[] = [];
 afterEach(async () => {
   await Promise.all(caches.splice(0).map((cache) => cache.close()));
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 

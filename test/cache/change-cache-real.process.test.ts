@@ -17,7 +17,7 @@ const clients: McpClient[] = [];
 const caches: ChangeCacheHandle[] = [];
 afterEach(async () => {
   await Promise.all(caches.splice(0).map((cache) => cache.close()));
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
 const fastReconnect = { maxAttempts: 40, baseDelayMs: 10, maxDelayMs: 200 };
@@ -177,7 +177,7 @@ describe('change cache against the official server, graceful end (modern era; a 
     await recorder.state('listening');
     await allReplaced(recorder, 0);
     const reconnected = new Promise<void>((resolve) => {
-      const stop = client.on((event) => event.type === 'connection.ready' && (stop(), resolve()));
+      const ready = client.on('connection.ready', () => (ready.unsubscribe(), resolve()));
     });
     peer.kill('SIGTERM');
     const completed = await recorder.state('completed');

@@ -18,7 +18,7 @@ const clients: McpClient[] = [];
 const caches: ChangeCacheHandle[] = [];
 afterEach(async () => {
   await Promise.all(caches.splice(0).map((cache) => cache.close()));
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
 const R1 = 'test://resource/1';
@@ -68,7 +68,7 @@ for (const { era, flags } of [
       expect(recorder.steps()).toHaveLength(6);
     });
 
-    for (const how of ['disconnect', 'shutdown'] as const) {
+    for (const how of ['close', 'shutdown'] as const) {
       it(`ends cleanly when the client closes (${how}): closed with the client's reason, no refetch, reads rejected`, async () => {
         const { client, wire } = await connected(flags);
         const { cache, recorder } = open(client);
@@ -77,7 +77,7 @@ for (const { era, flags } of [
         const pending = cache.prompts({ mode: 'wait' }).then((read) => read, (error: unknown) => error);
         await client[how]();
         const closed = await recorder.state('closed', from);
-        expect(closed.detail).toMatchObject({ type: how === 'disconnect' ? 'disconnected' : 'shutdown' });
+        expect(closed.detail).toMatchObject({ type: how === 'close' ? 'disconnected' : 'shutdown' });
         expect(cache.state).toBe('closed');
         expect(recorder.states(from)).toEqual(['closed']);
         expect(recorder.steps(from).filter((step) => !step.endsWith('prompts'))).toEqual([]);

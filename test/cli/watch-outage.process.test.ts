@@ -31,7 +31,7 @@ async function announceToolsChange(url: string): Promise<void> {
     await client.connect();
     await client.callTool('emit', { kind: 'tools' });
   } finally {
-    await client.disconnect();
+    await client.close();
   }
 }
 

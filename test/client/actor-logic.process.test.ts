@@ -84,7 +84,7 @@ describe('actor logic a host machine invokes', () => {
     await waitFor(host, (snapshot) => snapshot.context.acknowledgedId !== undefined);
     await client.callTool('emit', { kind: 'tools' });
     await waitFor(host, (snapshot) => snapshot.context.notifications.length === 1);
-    await client.disconnect();
+    await client.close();
     const ended = await waitFor(host, (snapshot) => snapshot.value === 'ended');
     expect(ended.context.closed).toBe('disconnected');
     host.stop();

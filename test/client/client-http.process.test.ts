@@ -18,7 +18,7 @@ import { startHttpFixture, type HttpFixture, type HttpFixtureKind } from '../fix
 const clients: McpClient[] = [];
 const fixtures: HttpFixture[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
 });
 
@@ -158,7 +158,7 @@ describe('client over loopback HTTP', () => {
       it('disconnect() gives disconnected', async () => {
         const client = connectTo(await serve(kind));
         await client.connect();
-        await client.disconnect();
+        await client.close();
         expect(await client.closed).toEqual({ type: 'disconnected' });
       });
     });

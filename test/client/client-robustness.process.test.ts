@@ -14,7 +14,7 @@ import { httpTransport } from '../../src/transport/http.ts';
 const clients: McpClient[] = [];
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
@@ -76,7 +76,7 @@ describe('listen streams an HTTP server refuses or ends', () => {
     clients.push(client);
     await client.connect();
     const events: string[] = [];
-    client.on((event) => events.push(event.type));
+    client.on('*', (event) => events.push(event.type));
     const stream = await client.listen({ toolsListChanged: true }, () => {});
     expect(await stream.closed).toMatchObject({ type: 'remote' });
     expect(client.state).toBe('online.ready.modern');

@@ -16,7 +16,7 @@ import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 const clients: McpClient[] = [];
 const servers: McpServer[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
@@ -43,21 +43,23 @@ describe('caller mistakes', () => {
 
   it('connect() after the connection ended rejects instead of hanging', async () => {
     const client = await connectedClient();
-    await client.disconnect();
+    await client.close();
     await expect(client.connect()).rejects.toBeInstanceOf(NotConnectedError);
   });
 
-  it('a throwing lifecycle listener is reported and the others still hear every event', async () => {
+  it('a throwing lifecycle listener is reported through onError and the others still hear every event', async () => {
     const client = createClient({ transport: ownServerLink() });
     clients.push(client);
-    client.on(() => {
+    client.on('connection.ready', () => {
       throw new Error('listener bug');
     });
     const heard: ClientEvent[] = [];
-    client.on((event) => heard.push(event));
+    client.on('*', (event) => heard.push(event));
+    const reported: Error[] = [];
+    client.onError((error) => reported.push(error));
     await client.connect();
-    expect(heard.map((event) => event.type).sort()).toEqual(['connection.ready', 'error']);
-    expect(heard.find((event) => event.type === 'error')).toMatchObject({ error: { message: 'listener bug' } });
+    expect(heard.map((event) => event.type)).toEqual(['connection.ready']);
+    expect(reported).toMatchObject([{ message: 'listener bug' }]);
     expect(client.state).toBe('online.ready.modern');
   });
 });

@@ -28,7 +28,7 @@ describe('client over an SDK-shaped transport', () => {
   it('negotiates, lists and calls over the in-memory pair', async () => {
     const { clientEnd } = officialServerPair();
     const client: McpClient = createClient({ transport: fromSdkTransport(clientEnd), era: 'legacy', reconnect: false });
-    cleanups.push(() => client.disconnect());
+    cleanups.push(() => client.close());
     await client.connect();
     expect(client.era).toBe('legacy');
     expect(client.serverInfo).toMatchObject({ name: 'in-memory' });
@@ -39,7 +39,7 @@ describe('client over an SDK-shaped transport', () => {
   it('receives list_changed through a fallback handler', async () => {
     const { server, clientEnd } = officialServerPair();
     const client = createClient({ transport: fromSdkTransport(clientEnd), era: 'legacy', reconnect: false });
-    cleanups.push(() => client.disconnect());
+    cleanups.push(() => client.close());
     await client.connect();
     const changed = new Promise((resolve) => client.onNotification('notifications/tools/list_changed', resolve));
     server.sendToolListChanged();

@@ -18,7 +18,7 @@ import { officialStdio } from '../fixtures/stdio-peers.ts';
 const clients: McpClient[] = [];
 const track = (client: McpClient) => (clients.push(client), client);
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
 const fastReconnect = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
@@ -167,7 +167,7 @@ describe('client over stdio against the official server', () => {
     const peer = officialStdio();
     const client = createClient({ transport: peer.factory });
     await client.connect();
-    await client.disconnect();
+    await client.close();
     expect(await client.closed).toEqual({ type: 'disconnected' });
     expect(() => process.kill(peer.transports[0]!.pid!, 0)).toThrow();
   });

@@ -118,7 +118,7 @@ async function harness(transport: 'stdio' | 'http'): Promise<Harness> {
       : httpTransport({ url: (peer = await startHostileHttpPeer()).url });
   const client = createClient({ transport: factory });
   const reports: Error[] = [];
-  client.on((event) => event.type === 'error' && reports.push(event.error));
+  client.onError((error) => reports.push(error));
   await client.connect();
   const inboxes: SubscriberMessage[][] = STREAM_FILTERS.map(() => []);
   const waiters = new Set<() => void>();
@@ -149,7 +149,7 @@ async function harness(transport: 'stdio' | 'http'): Promise<Harness> {
         check();
       }),
     close: async () => {
-      await client.disconnect();
+      await client.close();
       await peer?.close();
     },
   };

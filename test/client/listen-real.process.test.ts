@@ -20,7 +20,7 @@ import { cuttableFetch, recordingFetch, WireRecord, type RecordingFetch, type Se
 const clients: McpClient[] = [];
 const fixtures: HttpFixture[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
 });
 
@@ -304,7 +304,7 @@ describe('how a restart can end a stream', () => {
     const client = createClient({ transport: officialStdio().factory });
     await client.connect();
     const stream = await client.listen({ toolsListChanged: true }, () => {});
-    await client.disconnect();
+    await client.close();
     expect(await stream.closed).toEqual({ type: 'disconnected' });
   });
 });

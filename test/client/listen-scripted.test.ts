@@ -20,7 +20,7 @@ import { scriptedMemory } from '../fixtures/scripted-memory.ts';
 
 const clients: McpClient[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
 async function scripted(listen: string, era: 'modern' | 'legacy' = 'modern'): Promise<McpClient> {

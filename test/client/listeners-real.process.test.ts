@@ -20,7 +20,7 @@ import { everythingStdio, officialStdio, type PeerOptions, type SpawnedPeer } fr
 const clients: McpClient[] = [];
 const fixtures: HttpFixture[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
 });
 
@@ -153,9 +153,8 @@ describe('legacy listeners against the official server over stdio', () => {
       box.subscriber(message);
     };
     await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1', 'test://resource/2'] }, subscriber);
-    client.on((event) => {
-      if (event.type === 'connection.lost' || event.type === 'connection.ready') timeline.push(event.type);
-    });
+    client.on('connection.lost', (event) => timeline.push(event.type));
+    client.on('connection.ready', (event) => timeline.push(event.type));
     for (const method of ['notifications/resources/updated', 'notifications/tools/list_changed']) {
       client.onNotification(method, (params) => timeline.push(`wire ${label(method, params)}`));
     }
@@ -217,7 +216,7 @@ describe('legacy listeners against the official server over stdio', () => {
     const box = inbox();
     await client.subscribeNotifications({ toolsListChanged: true }, box.subscriber);
     const closed = box.next('closed');
-    if (reason === 'disconnected') await client.disconnect();
+    if (reason === 'disconnected') await client.close();
     else await client.shutdown('test over');
     expect(await closed).toMatchObject({ reason: { type: reason } });
   });

@@ -4,7 +4,7 @@
  * pending request is lost or resolved wrongly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
+import { createClient, type McpClient } from '../../src/client/client.ts';
 import { FrameError } from '../../src/protocol/jsonrpc.ts';
 import { NegotiationError, RequestAbortedError, RequestTimeoutError, UnexpectedResponseError } from '../../src/protocol/errors.ts';
 import { scriptedStdio } from '../fixtures/stdio-peers.ts';
@@ -14,10 +14,10 @@ const errors: Error[] = [];
 
 beforeAll(async () => {
   client = createClient({ transport: scriptedStdio(['--era', 'modern']).factory });
-  client.on((event: ClientEvent) => event.type === 'error' && errors.push(event.error));
+  client.onError((error) => errors.push(error));
   await client.connect();
 });
-afterAll(() => client.disconnect());
+afterAll(() => client.close());
 
 /** Sends raw lines through the peer while a real request is in flight, then checks both. */
 async function feed(lines: string[]): Promise<Error[]> {
@@ -79,14 +79,14 @@ describe('a modern peer slower than the probe', () => {
     const slow = createClient({ transport: scriptedStdio(['--era', 'modern', '--discover-delay', '150']).factory, probeTimeoutMs: 50 });
     await slow.connect();
     expect(slow.era).toBe('modern');
-    await slow.disconnect();
+    await slow.close();
   });
 
   it('is still found modern with the era pinned to modern: the probe timeout does not apply', async () => {
     const slow = createClient({ transport: scriptedStdio(['--era', 'modern', '--discover-delay', '150']).factory, probeTimeoutMs: 50, era: 'modern' });
     await slow.connect();
     expect(slow.era).toBe('modern');
-    await slow.disconnect();
+    await slow.close();
   });
 });
 
@@ -96,7 +96,7 @@ describe('a peer that speaks neither era', () => {
     const failure = await neither.connect().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NegotiationError);
     expect((failure as Error).message).toContain('neither era');
-    await neither.disconnect();
+    await neither.close();
   });
 });
 

@@ -15,7 +15,7 @@ const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 
 const clients: McpClient[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
 const enveloped = (message: JsonRpcMessage) =>

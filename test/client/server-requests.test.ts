@@ -15,7 +15,8 @@ import type { ServerRequestMethod } from '../../src/client/server-request-types.
 import { RequestAbortedError } from '../../src/protocol/errors.ts';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import { LATEST_LEGACY_VERSION, MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
-import { inMemoryTransport, type InMemoryClientTransport } from '../../src/transport/in-memory.ts';
+import { inMemoryTransport } from '../../src/transport/in-memory.ts';
+import { countedLinks } from '../fixtures/counted-links.ts';
 
 type Message = JsonObject & { id?: number | string; method?: string; params?: JsonObject; result?: JsonObject; error?: JsonObject };
 
@@ -67,7 +68,7 @@ interface Peer {
 
 const clients: McpClient[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
 function connected(era: 'modern' | 'legacy', transport: ReturnType<typeof scriptedPeer>['transport'], options: { maxInputRounds?: number } = {}) {
@@ -115,7 +116,7 @@ describe('input-required retries (modern era)', () => {
 
   it('omits requestState from the retry when the server sent none, and treats a result with no resultType as complete', async () => {
     const { peer, transport } = scriptedPeer('modern', (message) =>
-      message.params!.inputResponses === undefined ? { resultType: 'input_required', inputRequests: { confirm: ELICIT } } : { content: [] },
+      message.params!.inputResponses === undefined ? { resultType: 'input_required', inputRequests: { confirm: ELICIT } } : { messages: [] },
     );
     const client = connected('modern', transport);
     client.onRequest('elicitation/create', () => ({ action: 'decline' }));
@@ -206,16 +207,12 @@ describe('advertised capabilities', () => {
   });
 
   it('modern: a handler registered after connect answers at once and is advertised from the next negotiation on', async () => {
-    const links: InMemoryClientTransport[] = [];
-    const { peer, transport } = scriptedPeer('modern', (message) =>
+    const { peer, transport: link } = scriptedPeer('modern', (message) =>
       message.params!.inputResponses === undefined ? { resultType: 'input_required', inputRequests: { roots: { method: 'roots/list' } } } : complete('ok'),
     );
+    const { factory, links } = countedLinks(link);
     const client = createClient({
-      transport: () => {
-        const link = transport();
-        links.push(link);
-        return link;
-      },
+      transport: factory,
       era: 'modern',
       reconnect: { baseDelayMs: 1, maxDelayMs: 1 },
     });
@@ -226,7 +223,7 @@ describe('advertised capabilities', () => {
     const envelope = (message: Message) => (message.params!._meta as JsonObject)[MetaKey.clientCapabilities];
     expect(envelope(calls(peer)[0]!)).toEqual({});
 
-    const readyAgain = new Promise<void>((resolve) => client.on((event) => event.type === 'connection.ready' && resolve()));
+    const readyAgain = new Promise<void>((resolve) => client.on('connection.ready', () => resolve()));
     links[0]!.cut();
     await readyAgain;
     await client.callTool('ask');

@@ -64,7 +64,7 @@ function delayedOfficial(delays: (attempt: number) => number, flags: string[] = 
  */
 function clientFor(onTestFinished: TestContext['onTestFinished'], options: Parameters<typeof createClient>[0]): McpClient {
   const client = createClient(options);
-  onTestFinished(() => client.disconnect());
+  onTestFinished(() => client.close());
   return client;
 }
 
@@ -98,7 +98,7 @@ describe.concurrent('a dual-era server slow to restart (the official 2.4.0 serve
     const client = clientFor(onTestFinished, { transport: wire.factory });
     const signal = signals();
     const events: ClientEvent[] = [];
-    client.on((event) => {
+    client.on('*', (event) => {
       events.push(event);
       signal.notify();
     });

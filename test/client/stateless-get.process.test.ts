@@ -51,10 +51,13 @@ describe('a stateless legacy server that offers no GET stream', () => {
     const { url, gotGet } = await statelessServer(status);
     const client = await ours.connectHttp(url, { era: 'legacy' });
     const events = recordEvents(client);
+    const errors: Error[] = [];
+    client.onError((error) => errors.push(error));
     await gotGet;
     expect(await callAdd(client)).toBe('5');
     expect(await callAdd(client)).toBe('5');
     expect(client.state).toBe('online.ready.legacy');
     expect(events.map((event) => event.type)).toEqual([]);
+    expect(errors).toEqual([]);
   });
 });

@@ -69,7 +69,7 @@ interface Stage {
 const clients: McpClient[] = [];
 const servers: McpServer[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 

@@ -8,7 +8,7 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
+import { createClient, type McpClient } from '../../src/client/client.ts';
 import { ErrorCode, type JsonObject, type JsonRpcRequest } from '../../src/protocol/jsonrpc.ts';
 import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
 import { createServer, type McpServer } from '../../src/server/index.ts';
@@ -19,7 +19,7 @@ const clients: McpClient[] = [];
 const servers: McpServer[] = [];
 const echoServers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
   await Promise.all(echoServers.splice(0).map((server) => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); })));
 });
@@ -47,9 +47,7 @@ async function connect(url: string): Promise<{ client: McpClient; errors: Error[
   const client = createClient({ transport: httpTransport({ url }) });
   clients.push(client);
   const errors: Error[] = [];
-  client.on((event: ClientEvent) => {
-    if (event.type === 'error') errors.push(event.error);
-  });
+  client.onError((error) => errors.push(error));
   await client.connect();
   return { client, errors };
 }

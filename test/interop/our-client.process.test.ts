@@ -28,7 +28,7 @@ const LIST_METHODS = {
 
 const clients: McpClient[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   stopStdioPeers();
 });
 

@@ -19,7 +19,7 @@ const clients: McpClient[] = [];
 const peers: SpawnedPeer[] = [];
 const fixtures: HttpFixture[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   for (const transport of peers.splice(0).flatMap((peer) => peer.transports)) {
     if (transport.pid !== undefined && transport.exitStatus === undefined) process.kill(transport.pid, 'SIGKILL');
   }
@@ -99,7 +99,7 @@ describe('legacy era: server requests answered by the handlers', () => {
     const client = createClient({ transport: askingStdio(), era: 'legacy', reconnect: false });
     clients.push(client);
     const reported: Error[] = [];
-    client.on((notice) => void (notice.type === 'error' && reported.push(notice.error)));
+    client.onError((error) => reported.push(error));
     client.onRequest('elicitation/create', () => {
       throw new Error('no user at the keyboard');
     });

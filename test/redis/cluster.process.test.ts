@@ -19,7 +19,7 @@ let cluster: Cluster | undefined;
 const ours: McpClient[] = [];
 afterEach(async () => {
   published.length = 0;
-  await Promise.all(ours.splice(0).map((client) => client.disconnect().catch(() => {})));
+  await Promise.all(ours.splice(0).map((client) => client.close().catch(() => {})));
   await closeAllPeers();
   await stopAllClusters();
   cluster = undefined;

@@ -6,7 +6,7 @@ import { closeAllPeers, connectHttp } from './official-peers.ts';
 
 const clients: McpClient[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await closeAllPeers();
 });
 

@@ -9,6 +9,7 @@ import { createClient, type McpClient } from '../../src/client/client.ts';
 import { NotConnectedError, TransportStartError } from '../../src/protocol/errors.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { inMemoryTransport, type InMemoryClientTransport, type InMemoryServerEnd } from '../../src/transport/in-memory.ts';
+import { countedLinks } from '../fixtures/counted-links.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { initializeRequest, RecordingEvents, request, resultOf } from './recording-events.ts';
 
@@ -16,7 +17,7 @@ const servers: McpServer[] = [];
 const clients: McpClient[] = [];
 const transports: InMemoryClientTransport[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(transports.splice(0).map((transport) => transport.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
@@ -104,14 +105,9 @@ describe('in-memory linked pair, transport level', () => {
 describe('in-memory linked pair under our client', () => {
   it.each(['legacy', 'modern'] as const)('%s: negotiates, calls a tool and reconnects over a fresh pair after a cut', async (era) => {
     const server = fixtureServer();
-    const links: InMemoryClientTransport[] = [];
-    const factory = inMemoryTransport((end) => server.serveStdio(end));
+    const { factory, links } = countedLinks(inMemoryTransport((end) => server.serveStdio(end)));
     const client = createClient({
-      transport: () => {
-        const link = factory();
-        links.push(link);
-        return link;
-      },
+      transport: factory,
       era,
       reconnect: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
     });
@@ -119,7 +115,7 @@ describe('in-memory linked pair under our client', () => {
     await client.connect();
     expect(client.era).toBe(era);
     expect(await client.callTool('echo', { text: 'one' })).toMatchObject({ content: [{ text: 'one' }] });
-    const reconnected = new Promise<void>((resolve) => client.on((event) => event.type === 'connection.ready' && links.length === 2 && resolve()));
+    const reconnected = new Promise<void>((resolve) => client.on('connection.ready', () => links.length === 2 && resolve()));
     links[0]!.cut();
     await reconnected;
     expect(links).toHaveLength(2);

@@ -64,7 +64,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.disconnect().catch(() => undefined)));
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
   await server.stop();
   await as.close();
 });

@@ -28,7 +28,7 @@ exports.run = async function run(lib, serverFile) {
     const negotiated = { era: client.era, protocolVersion: client.protocolVersion };
     if (era === 'modern') handle.close();
     else await client.unsubscribeNotifications(handle);
-    await client.disconnect();
+    await client.close();
     console.log(JSON.stringify({ asked: era, ...negotiated, before, notifications, after }));
   }
 };

@@ -8,6 +8,8 @@ import {
   httpTransport,
   McpActorsError,
   stdioTransport,
+  type CallToolResult,
+  type ClientState,
   type ClosedReason,
   type ListenStream,
   type SubscriberMessage,
@@ -31,7 +33,11 @@ const client = createClient({
   reconnect: { ...DEFAULT_BACKOFF, maxAttempts: 3 },
 });
 await client.connect();
-const names: string[] = (await client.listTools()).map((tool) => String(tool.name));
+const names: string[] = (await client.listTools()).map((tool) => tool.name);
+const ready = client.on('connection.ready', (event) => console.log(event.era, event.generation));
+client.onError((error) => console.log(error.message));
+const state: ClientState = client.state;
+console.log(state, client.serverInfo?.version);
 const stream: ListenStream = await client.listen({ toolsListChanged: true }, (message: SubscriberMessage) => {
   if (message.type === 'notification') console.log(message.method, message.params);
   if (message.type === 'closed') console.log(describe(message.reason));
@@ -41,11 +47,14 @@ const cache = createChangeCache(client, { interest: { tools: true, prompts: fals
 const first = names[0]; // string | undefined under noUncheckedIndexedAccess
 console.log(first?.length, reason.type, cache.filter, (await cache.tools({ mode: 'stale' })).freshness);
 try {
-  await client.callTool('echo', { text: 'hi' }, { timeoutMs: 1_000, signal: AbortSignal.timeout(2_000) });
+  const called: CallToolResult = await client.callTool('echo', { text: 'hi' }, { timeoutMs: 1_000, signal: AbortSignal.timeout(2_000) });
+  for (const block of called.content) if (block.type === 'text') console.log(block.text);
 } catch (error) {
   if (error instanceof McpActorsError) console.log(error.code);
 }
-await client.disconnect();
+ready.unsubscribe();
+await client.close();
+for await (const status of client.status()) if (status.state === 'closed') console.log(status.reason.type);
 
 const echo: ToolHandler = (args, context) => {
   void context.progress(1, 1);
