@@ -5,7 +5,7 @@
  * the machine; this class mirrors whether it is ready (for the hot path)
  * and reports to it what the wire shows.
  */
-import { createActor, fromCallback, type Actor } from 'xstate';
+import { createActor, fromCallback, type Actor, type AnyActorRef } from 'xstate';
 import {
   connectionMachine,
   DEFAULT_BACKOFF,
@@ -15,6 +15,7 @@ import {
   type LivenessNotice,
   type Negotiated,
 } from '../../machines/connection.machine.ts';
+import type { ChildRole } from '../../machines/connection-children.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import {
   ConnectionLostError,
@@ -43,7 +44,7 @@ import { Outbound } from './outbound.ts';
 import { PendingRequests } from './pending-requests.ts';
 import { ServerRequestHandlers } from './server-requests.ts';
 import type { Clock, Inspector } from '../runtime/actor-options.ts';
-import type { ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
+import type { ChildOwner, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
 
 /** Documented default for every request except `subscriptions/listen`, which has no deadline. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -90,12 +91,14 @@ const describeClose = (info: TransportClosedInfo): Error => {
   }
 };
 
-export class Connection implements ListenPort {
+export class Connection implements ListenPort, ChildOwner {
   readonly actor: Actor<typeof connectionMachine>;
   readonly router: InboundRouter;
   readonly relisten: RelistenPolicy | false;
   /** Handlers for the server's requests; their capabilities join the `capabilities` option at each negotiation. */
   readonly serverRequests = new ServerRequestHandlers();
+  /** Drives the connection's and its streams' delays; the real timers when undefined. */
+  readonly clock: Clock | undefined;
   readonly #options: Required<Pick<ConnectionOptions, 'era' | 'clientInfo' | 'capabilities' | 'requestTimeoutMs' | 'probeTimeoutMs'>>;
   readonly #pending = new PendingRequests();
   readonly #listenRoutes: ListenRoutes;
@@ -120,6 +123,7 @@ export class Connection implements ListenPort {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     };
+    this.clock = options.clock;
     this.#outbound = new Outbound(this.#options);
     this.router = new InboundRouter((error) => this.#report(error));
     this.router.onNotification('notifications/cancelled', (params) => this.serverRequests.cancel(params.requestId, params.reason));
@@ -189,6 +193,21 @@ export class Connection implements ListenPort {
 
   get era(): Era | undefined {
     return this.#negotiated?.era;
+  }
+
+  /** ChildOwner: the connection actor is the parent of every actor built on it. */
+  get parent(): AnyActorRef {
+    return this.actor;
+  }
+
+  /** ChildOwner: from now on the connection machine sends `child` its lifecycle events. */
+  adopt(child: AnyActorRef, role: ChildRole): void {
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'child.adopt', child, role });
+  }
+
+  /** ChildOwner: `child` ended; a closed connection has already let go of every child. */
+  release(child: AnyActorRef): void {
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'child.release', child });
   }
 
   get negotiated(): Negotiated | undefined {
