@@ -4,7 +4,6 @@
  * lifecycle events it announces to its owner and sends to its children.
  */
 import type { ConnectionClosedReason } from './closed-reason.ts';
-import type { ConnectionChildren, ChildEvent } from './connection-children.ts';
 import type { Era } from './era.ts';
 import type { Backoff } from './backoff.ts';
 import type { RequestId } from './request-id.ts';
@@ -49,8 +48,6 @@ export interface ConnectionContext {
   closedReason: ConnectionClosedReason | undefined;
   /** Listen streams that ended unanswered while ready, awaiting the liveness verdict (non-empty while a probe runs). */
   endedUnanswered: EndedUnanswered[];
-  /** The actors it owns (streams, listeners, the URI worker): each hears every lifecycle event it announces. */
-  children: ConnectionChildren;
 }
 
 /** A listen stream that ended with no answer, and how it ended. */
@@ -80,7 +77,6 @@ export type ConnectionEvent =
   | { type: 'shutdown'; cause: unknown }
   | TransportNotice
   | LivenessNotice
-  | ChildEvent
   /** Raised by the machine itself, on its clock, when the probe has gone unanswered for the probe timeout. */
   | { type: 'probe.timed_out' };
 

@@ -9,8 +9,8 @@
  * silent past the probe timeout), and a lost transport when the probe fails.
  *
  * It owns the actors built on it (DESIGN.md): listen streams, legacy
- * listeners, the URI worker and the cache's stream are its children
- * (connection-children.ts). Each lifecycle fact (`connection.ready`,
+ * listeners, the URI worker and the cache's stream are its children,
+ * registered in its actor system (connection-children.ts). Each lifecycle fact (`connection.ready`,
  * `connection.lost`, `connection.era_changed`, `connection.closed`) is
  * announced once by the action of the transition that makes it true: emitted
  * to whoever watches the connection, then sent (`sendTo`) to every child, so
@@ -18,16 +18,16 @@
  * (issue 15, rule 3). `connection.reconnecting` and `connection.failed` are
  * for watchers only.
  */
-import { assign, cancel, emit, enqueueActions, fromCallback, raise, setup, spawnChild, stopChild } from 'xstate';
+import { assign, cancel, emit, enqueueActions, fromCallback, raise, setup, spawnChild, stopChild, type AnyActorRef } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
-import { audience, childrenAfter, NO_CHILDREN } from './connection-children.ts';
+import { audience } from './connection-children.ts';
 import type { ConnectionContext, ConnectionEmitted, ConnectionEvent, ConnectionInput, ConnectionLifecycleEvent, StreamVerdict } from './connection-lifecycle.ts';
 import { negotiationMachine, type Negotiated, type NegotiationOutput, type NegotiationSettings } from './negotiation.machine.ts';
 
 export { backoffDelay, type Backoff, type Negotiated, type NegotiationSettings };
 export * from './connection-lifecycle.ts';
-export { audience, type ChildEvent, type ChildRole, type ConnectionChildren } from './connection-children.ts';
+export { audience, memberId, URI_WORKER_ID } from './connection-children.ts';
 
 /** Documented defaults: 5 attempts, 250 ms doubling, capped at 10 s. */
 export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
@@ -35,7 +35,7 @@ export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxD
 /** What `enqueueActions` hands its callback: enough of it to emit and to send. */
 interface Enqueue {
   emit(event: ConnectionEmitted): void;
-  sendTo(to: ConnectionContext['children']['members'][number], event: ConnectionLifecycleEvent): void;
+  sendTo(to: AnyActorRef, event: ConnectionLifecycleEvent): void;
 }
 
 /**
@@ -44,9 +44,9 @@ interface Enqueue {
  * connection-children.ts gives: the watchers first, so the connection's
  * owner knows it is ready before a child acts on it.
  */
-function announce(enqueue: Enqueue, context: ConnectionContext, event: ConnectionLifecycleEvent, extra?: { negotiated: Negotiated }): void {
+function announce(enqueue: Enqueue, system: { getAll(): Record<string, AnyActorRef> }, event: ConnectionLifecycleEvent, extra?: { negotiated: Negotiated }): void {
   enqueue.emit({ ...event, ...extra } as ConnectionEmitted);
-  for (const child of audience(context.children, event.type)) enqueue.sendTo(child, event);
+  for (const child of audience(system.getAll(), event.type)) enqueue.sendTo(child, event);
 }
 
 /** The negotiation's outcome, from its done event; anything else counts as a failure without a cause. */
@@ -108,16 +108,16 @@ export const connectionMachine = setup({
       generation: ({ context }) => context.generation + 1,
       attempt: 0,
     }),
-    announceEraChange: enqueueActions(({ context, event, enqueue }) => {
+    announceEraChange: enqueueActions(({ context, event, enqueue, system }) => {
       const outcome = outcomeOf(event);
       const to = outcome.type === 'negotiated' ? outcome.negotiated.era : context.negotiated!.era;
-      announce(enqueue, context, { type: 'connection.era_changed', from: context.negotiated!.era, to });
+      announce(enqueue, system, { type: 'connection.era_changed', from: context.negotiated!.era, to });
     }),
-    announceReady: enqueueActions(({ context, enqueue }) => {
+    announceReady: enqueueActions(({ context, enqueue, system }) => {
       const { era } = context.negotiated!;
-      announce(enqueue, context, { type: 'connection.ready', era, generation: context.generation }, { negotiated: context.negotiated! });
+      announce(enqueue, system, { type: 'connection.ready', era, generation: context.generation }, { negotiated: context.negotiated! });
     }),
-    announceLost: enqueueActions(({ context, enqueue }) => announce(enqueue, context, { type: 'connection.lost', cause: context.lastCause })),
+    announceLost: enqueueActions(({ context, enqueue, system }) => announce(enqueue, system, { type: 'connection.lost', cause: context.lastCause })),
     announceFailed: emit(({ context }) => ({ type: 'connection.failed' as const, cause: context.lastCause })),
     // Only reached with reconnection on: `offline` closes first when it is off.
     planAttempt: assign(({ context }) => {
@@ -151,14 +151,7 @@ export const connectionMachine = setup({
       enqueue.assign({ endedUnanswered: [] });
     }),
     forgetEnded: assign({ endedUnanswered: [] }),
-    announceClosed: enqueueActions(({ context, enqueue }) => {
-      announce(enqueue, context, { type: 'connection.closed', reason: context.closedReason! });
-      // Closed for good: nothing is left to tell, and the refs need not be kept.
-      enqueue.assign({ children: NO_CHILDREN });
-    }),
-    trackChildren: assign({
-      children: ({ context, event }) => (event.type === 'child.adopt' || event.type === 'child.release' ? childrenAfter(context.children, event) : context.children),
-    }),
+    announceClosed: enqueueActions(({ context, enqueue, system }) => announce(enqueue, system, { type: 'connection.closed', reason: context.closedReason! })),
   },
 }).createMachine({
   id: 'connection',
@@ -175,12 +168,9 @@ export const connectionMachine = setup({
     lastCause: undefined,
     closedReason: undefined,
     endedUnanswered: [],
-    children: NO_CHILDREN,
   }),
   initial: 'idle',
   on: {
-    'child.adopt': { actions: 'trackChildren' },
-    'child.release': { actions: 'trackChildren' },
     disconnect: { target: '.closed', actions: { type: 'closeAs', params: { type: 'disconnected' } } },
     shutdown: {
       target: '.closed',

@@ -7,7 +7,7 @@
  */
 import { toPromise } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
-import { HttpStatusError, NotConnectedError, RequestAbortedError } from '../protocol/errors.ts';
+import { HttpStatusError, NotConnectedError } from '../protocol/errors.ts';
 import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
@@ -18,21 +18,12 @@ import { DEFAULT_MAX_INPUT_ROUNDS, requestWithInputs } from './input-required.ts
 import { collectPages, type ListName } from './pages.ts';
 import type { ServerRequestMethod } from './server-request-types.ts';
 import type { OnRequestOptions, ServerRequestHandler } from './server-requests.ts';
-import {
-  NotificationListeners,
-  type IterableListenerRef,
-  type ListenerRef,
-  type SubscribeNotificationsOptions,
-} from './listeners.ts';
+import { NotificationListeners, type IterableListenerRef, type ListenerRef, type SubscribeNotificationsOptions } from './listeners.ts';
 import type { Subscriber } from './mailbox.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
 import type { RequestOptions } from './ports.ts';
-import {
-  createListenStream,
-  type IterableListenStream,
-  type ListenOptions,
-  type ListenStream,
-} from './subscription.ts';
+import { openSubscription } from './open-subscription.ts';
+import type { IterableListenStream, ListenOptions, ListenStream } from './subscription.ts';
 
 /** Options of `createClient`. */
 export interface ClientOptions extends Omit<ConnectionOptions, 'clock' | 'random'> {
@@ -266,25 +257,8 @@ export class McpClient {
   listen(filter: NotificationFilter, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
   async listen(filter: NotificationFilter, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
     this.#assertReady('subscriptions/listen');
-    const { signal, ...streamOptions } = options;
-    if (signal?.aborted) throw new RequestAbortedError('subscriptions/listen', { cause: signal.reason });
-    const stream = createListenStream(this.#connection, filter, subscriber, {
-      ...(this.#options.mailboxCap !== undefined ? { mailboxCap: this.#options.mailboxCap } : {}),
-      ...streamOptions,
-    });
-    if (signal) {
-      // Aborting closes the stream as close() does (reason `local`), before or after the acknowledgment.
-      const onAbort = () => stream.close();
-      signal.addEventListener('abort', onAbort, { once: true });
-      void stream.closed.then(() => signal.removeEventListener('abort', onAbort));
-    }
-    try {
-      await stream.acknowledged;
-    } catch (error) {
-      if (signal?.aborted) throw new RequestAbortedError('subscriptions/listen', { cause: signal.reason });
-      throw error;
-    }
-    return stream;
+    const mailboxCap = this.#options.mailboxCap;
+    return openSubscription(this.#connection, filter, subscriber, { ...(mailboxCap !== undefined ? { mailboxCap } : {}), ...options });
   }
 
   /**

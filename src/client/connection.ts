@@ -5,91 +5,28 @@
  * the machine; this class mirrors whether it is ready (for the hot path)
  * and reports to it what the wire shows.
  */
-import { createActor, fromCallback, type Actor, type AnyActorRef } from 'xstate';
-import {
-  connectionMachine,
-  DEFAULT_BACKOFF,
-  type FirstConnectPolicy,
-  type Backoff,
-  type ConnectionEmitted,
-  type LivenessNotice,
-  type Negotiated,
-} from '../../machines/connection.machine.ts';
-import type { ChildRole } from '../../machines/connection-children.ts';
+import { createActor, type Actor, type AnyActorRef } from 'xstate';
+import { connectionMachine, DEFAULT_BACKOFF, type Negotiated } from '../../machines/connection.machine.ts';
+import { registerChild, unregisterChild } from '../runtime/xstate-internals.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
-import {
-  ConnectionLostError,
-  NotConnectedError,
-  RequestAbortedError,
-  RequestTimeoutError,
-  RpcError,
-  StreamEndedError,
-  UnexpectedResponseError,
-} from '../protocol/errors.ts';
-import {
-  type ClassifiedFrame,
-  type JsonObject,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type RequestId,
-} from '../protocol/jsonrpc.ts';
+import { ConnectionLostError, NotConnectedError, RequestAbortedError, StreamEndedError, UnexpectedResponseError } from '../protocol/errors.ts';
+import type { ClassifiedFrame, JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
-import { type Era, type EraPreference, type Implementation } from '../protocol/versions.ts';
-import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../transport/transport.ts';
+import type { Era } from '../protocol/versions.ts';
+import type { ClientTransport } from '../transport/transport.ts';
 import { InboundRouter } from './inbound-router.ts';
 import { ListenRoutes } from './listen-routes.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS, negotiationWithWire, type NegotiationWire } from './negotiation.ts';
 import { Outbound } from './outbound.ts';
 import { PendingRequests } from './pending-requests.ts';
 import { ServerRequestHandlers } from './server-requests.ts';
-import type { Clock, Inspector } from '../runtime/actor-options.ts';
+import type { Clock } from '../runtime/actor-options.ts';
 import type { ChildOwner, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
+import { livenessProbe } from './liveness-probe.ts';
+import { ConnectionNotices, DEFAULT_REQUEST_TIMEOUT_MS, type ConnectionNotice, type ConnectionOptions } from './connection-options.ts';
+import { transportActor } from './transport-actor.ts';
 
-/** Documented default for every request except `subscriptions/listen`, which has no deadline. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-
-export interface ConnectionOptions {
-  transport: TransportFactory;
-  era?: EraPreference;
-  clientInfo?: Implementation;
-  capabilities?: JsonObject;
-  /** Every request's deadline unless it gives its own (default 30 s); also how long a negotiation step waits for an answer (at least `probeTimeoutMs`). */
-  requestTimeoutMs?: number;
-  /**
-   * How long a first `server/discover` probe on stdio waits alone before `initialize` goes out beside it
-   * (default 2 s). The probe's answer still counts after it; over HTTP and with `era: 'modern'` it does not apply.
-   */
-  probeTimeoutMs?: number;
-  /** `false` disables reconnection; otherwise overrides parts of DEFAULT_BACKOFF. */
-  reconnect?: Partial<Backoff> | false;
-  /**
-   * A first connect that fails: `fail` (default) rejects `connect()` at once; `retry` retries it with the
-   * `reconnect` backoff (emitting `connection.reconnecting`) and rejects only when those attempts are spent.
-   */
-  firstConnect?: FirstConnectPolicy;
-  /** Passed to every actor the client creates (e.g. a `@statelyai/inspect` inspector's `inspect`). */
-  inspect?: Inspector;
-  /** For tests: drives the reconnect backoff. */
-  clock?: Clock;
-  random?: () => number;
-}
-
-/** Trouble that does not end the connection: a refused frame, an unmatched response, a throwing handler. */
-export type ConnectionProblem = { type: 'error'; error: Error };
-
-export type ConnectionNotice = ConnectionEmitted | ConnectionProblem;
-
-const describeClose = (info: TransportClosedInfo): Error => {
-  switch (info.type) {
-    case 'exited':
-      return new Error(`server process exited (${info.signal ? `signal ${info.signal}` : `code ${info.code}`})`);
-    case 'failed':
-      return info.cause instanceof Error ? info.cause : new Error(String(info.cause));
-    default:
-      return new Error(`transport ${info.type}`);
-  }
-};
+export { DEFAULT_REQUEST_TIMEOUT_MS, type ConnectionNotice, type ConnectionOptions, type ConnectionProblem } from './connection-options.ts';
 
 export class Connection implements ListenPort, ChildOwner {
   readonly actor: Actor<typeof connectionMachine>;
@@ -102,7 +39,7 @@ export class Connection implements ListenPort, ChildOwner {
   readonly #options: Required<Pick<ConnectionOptions, 'era' | 'clientInfo' | 'capabilities' | 'requestTimeoutMs' | 'probeTimeoutMs'>>;
   readonly #pending = new PendingRequests();
   readonly #listenRoutes: ListenRoutes;
-  readonly #listeners = new Set<(notice: ConnectionNotice) => void>();
+  readonly #notices = new ConnectionNotices();
   /** Negotiation watching for output that is no JSON-RPC (a peer that prints garbage fails within a probe timeout). */
   readonly #unreadableListeners = new Set<(sample: string) => void>();
   #transport: ClientTransport | undefined;
@@ -137,34 +74,14 @@ export class Connection implements ListenPort, ChildOwner {
     });
     const machine = connectionMachine.provide({
       actors: {
-        transport: fromCallback(({ sendBack }) => {
-          const transport = options.transport();
-          this.#transport = transport;
-          let open = true;
-          transport
-            .start({
-              frame: (frame) => open && this.#onFrame(frame),
-              requestStreamEnded: (id, error) => open && this.#onStreamEnded(id, error),
-              closed: (info) => open && sendBack({ type: 'transport.failed', cause: describeClose(info) }),
-              error: (error) => open && this.#report(error),
-            })
-            .then(
-              // An HTTP server answers every POST, a legacy one with a 4xx; over stdio a legacy server may stay silent.
-              () => open && sendBack({ type: 'transport.opened', silenceMayMeanLegacy: transport.kind !== 'http' }),
-              (cause: unknown) => open && sendBack({ type: 'transport.failed', cause }),
-            );
-          return () => {
-            open = false;
-            this.#ready = false;
-            this.#transport = undefined;
-            this.#outbound.forget();
-            this.#listenRoutes.forgetUnanswered();
-            this.serverRequests.abortAll('connection lost');
-            this.#pending.failAll((method) => new ConnectionLostError(method));
-            this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
-          };
+        transport: transportActor(options.transport, {
+          opened: (transport) => (this.#transport = transport),
+          frame: (frame) => this.#onFrame(frame),
+          streamEnded: (id, error) => this.#onStreamEnded(id, error),
+          report: (error) => this.#report(error),
+          dropped: (transport) => this.#drop(transport),
         }),
-        probe: fromCallback(({ sendBack }) => this.#probePeer((fact) => sendBack(fact))),
+        probe: livenessProbe((method, params, options) => this.#request(method, params, options), this.#negotiationPatienceMs()),
         negotiate: negotiationWithWire(() => this.#negotiationWire(), this.#options, this.#negotiationPatienceMs()),
       },
     });
@@ -187,7 +104,7 @@ export class Connection implements ListenPort, ChildOwner {
         this.#negotiated = event.negotiated;
         this.#ready = true;
       }
-      this.#notify(event);
+      this.#notices.notify(event);
     });
   }
 
@@ -200,14 +117,14 @@ export class Connection implements ListenPort, ChildOwner {
     return this.actor;
   }
 
-  /** ChildOwner: from now on the connection machine sends `child` its lifecycle events. */
-  adopt(child: AnyActorRef, role: ChildRole): void {
-    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'child.adopt', child, role });
+  /** ChildOwner: from now on the connection machine sends `child` its lifecycle events (a registration, not a transition). */
+  adopt(child: AnyActorRef, systemId: string): void {
+    registerChild(this.actor, systemId, child);
   }
 
-  /** ChildOwner: `child` ended; a closed connection has already let go of every child. */
+  /** ChildOwner: `child` ended. */
   release(child: AnyActorRef): void {
-    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'child.release', child });
+    unregisterChild(this.actor, child);
   }
 
   get negotiated(): Negotiated | undefined {
@@ -231,9 +148,9 @@ export class Connection implements ListenPort, ChildOwner {
     return this.#closing;
   }
 
+  /** Every notice (lifecycle facts and non-fatal errors) until the returned function is called. */
   onNotice(listener: (notice: ConnectionNotice) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#notices.add(listener);
   }
 
   nextRequestId(): RequestId {
@@ -260,6 +177,17 @@ export class Connection implements ListenPort, ChildOwner {
     const flatten = (v: unknown): string =>
       typeof v === 'string' ? v : Object.entries(v as Record<string, unknown>).map(([k, inner]) => `${k}.${flatten(inner)}`).join(',');
     return flatten(value);
+  }
+
+  /** The attempt on `transport` is over: nothing tied to it outlives it. */
+  #drop(transport: ClientTransport): void {
+    this.#ready = false;
+    this.#transport = undefined;
+    this.#outbound.forget();
+    this.#listenRoutes.forgetUnanswered();
+    this.serverRequests.abortAll('connection lost');
+    this.#pending.failAll((method) => new ConnectionLostError(method));
+    this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
   }
 
   /** An ordinary request's patience, and never less than the probe timeout: how long a negotiation step waits for an answer. */
@@ -344,24 +272,6 @@ export class Connection implements ListenPort, ChildOwner {
     if (!this.#listenRoutes.streamEnded(id, error)) this.#pending.fail(id, error);
   }
 
-  /**
-   * The liveness probe the machine starts: `server/discover`, and what the
-   * wire showed (any response is an answer; a failure to send or a lost
-   * transport is not). How long to wait is the machine's probe timeout; its
-   * verdict stops this, which abandons the request.
-   */
-  #probePeer(report: (fact: Extract<LivenessNotice, { type: 'probe.answered' | 'probe.failed' }>) => void): () => void {
-    const abandon = new AbortController();
-    this.#request('server/discover', {}, { timeoutMs: this.#negotiationPatienceMs(), signal: abandon.signal }).then(
-      () => report({ type: 'probe.answered' }),
-      (error: unknown) => {
-        if (abandon.signal.aborted || error instanceof RequestTimeoutError) return;
-        report(error instanceof RpcError ? { type: 'probe.answered' } : { type: 'probe.failed', cause: error });
-      },
-    );
-    return () => abandon.abort();
-  }
-
   /** `ping` is answered here; the rest by the registered handlers (server-requests.ts), on the transport that asked. */
   #answerPeerRequest(request: JsonRpcRequest): void {
     const transport = this.#transport;
@@ -371,18 +281,7 @@ export class Connection implements ListenPort, ChildOwner {
   }
 
   #report(error: Error): void {
-    this.#notify({ type: 'error', error });
-  }
-
-  /** A listener that throws is reported to the others and never stops delivery or the actor. */
-  #notify(notice: ConnectionNotice): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(notice);
-      } catch (error) {
-        if (notice.type !== 'error') this.#report(error instanceof Error ? error : new Error(String(error)));
-      }
-    }
+    this.#notices.notify({ type: 'error', error });
   }
 }
 

@@ -17,6 +17,7 @@
  */
 import { createActor, fromPromise, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
+import { memberId, URI_WORKER_ID } from '../../machines/connection-children.ts';
 import { listenerMachine, type ListenerEmitted, type ListenerOutput } from '../../machines/listener.machine.ts';
 import { uriWorkerMachine, type UriWorkerEmitted, type WireOp } from '../../machines/uri-worker.machine.ts';
 import { NotConnectedError, RequestAbortedError, WrongEraError } from '../protocol/errors.ts';
@@ -116,7 +117,7 @@ export class NotificationListeners {
     this.#worker.on('*', (event) => this.#onWorker(event));
     // The worker hears the connection close first (machines/connection-children.ts): from then on nothing is released or registered.
     this.#worker.subscribe({ complete: () => this.#onClosed(this.#worker.getSnapshot().output ?? { type: 'local' }) });
-    port.adopt(this.#worker, 'uriWorker');
+    port.adopt(this.#worker, URI_WORKER_ID);
     this.#worker.start();
   }
 
@@ -190,7 +191,7 @@ export class NotificationListeners {
       this.#entries.set(id, entry);
       actor.on('*', (event) => this.#deliver(entry, event));
       actor.subscribe({ complete: () => this.#onListenerDone(entry) });
-      this.#port.adopt(actor, 'member');
+      this.#port.adopt(actor, memberId(id));
       actor.start();
       this.#worker.send({ type: 'uris.acquire', listenerId: id, uris });
       if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') tell({ type: 'subscriber.stopped' });

@@ -4,7 +4,6 @@
  * these; the actors' I/O bridges in src/ call them. Nothing here is public API.
  */
 import type { AnyActorRef } from 'xstate';
-import type { ChildRole } from '../../machines/connection-children.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import type { FilterError, NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
@@ -12,7 +11,6 @@ import type { HttpStatusError, RpcError } from '../protocol/errors.ts';
 import type { Era } from '../protocol/versions.ts';
 
 export type { ConnectionLifecycleEvent } from '../../machines/connection.machine.ts';
-export type { ChildRole } from '../../machines/connection-children.ts';
 
 /**
  * The connection actor as the actors built on it see it: it adopts each as
@@ -22,7 +20,8 @@ export type { ChildRole } from '../../machines/connection-children.ts';
 export interface ChildOwner {
   /** The connection actor: a child's parent in inspection events; undefined for an owner that is no actor (unit tests). */
   readonly parent: AnyActorRef | undefined;
-  adopt(child: AnyActorRef, role: ChildRole): void;
+  /** Registers `child` under `systemId` (`URI_WORKER_ID`, or `memberId(id)` for a stream or a listener). */
+  adopt(child: AnyActorRef, systemId: string): void;
   release(child: AnyActorRef): void;
 }
 

@@ -27,6 +27,7 @@ import type { AnyActorRef } from 'xstate';
 import type { ChildOwner, ListenPort } from './ports.ts';
 import { LeanActor, type Clock, type Inspector, type LeanActorHost } from '../runtime/lean-actor.ts';
 import { asChildRef } from '../runtime/xstate-internals.ts';
+import { memberId } from '../../machines/connection-children.ts';
 import { StreamWire, type StreamIo } from './stream-io.ts';
 
 export { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
@@ -171,7 +172,7 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     const input = { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, holdCap: this.#cap ?? DEFAULT_MAILBOX_CAP, relisten: port.relisten };
     this.#actor = new LeanActor(subscriptionMachine, input, this);
     // Adopted before it starts: a stream can end while it does (and is released then).
-    port.adopt(asChildRef(this.#actor), 'member');
+    port.adopt(asChildRef(this.#actor), memberId(this.id));
     // The listen request goes out as the actor starts.
     this.#actor.start();
   }
@@ -282,18 +283,6 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     resolveClosed?.(reason);
     this.#port.release(asChildRef(this.#actor));
   }
-}
-
-/**
- * Opens a stream and resolves once the server acknowledged it. Rejects with
- * WrongEraError or FilterError (nothing sent), or with the opening error.
- */
-export function openSubscription(port: StreamConnection, filter: unknown, subscriber: 'iterator', options?: ListenOptions): Promise<IterableListenStream>;
-export function openSubscription(port: StreamConnection, filter: unknown, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
-export async function openSubscription(port: StreamConnection, filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
-  const stream = createListenStream(port, filter, subscriber, options);
-  await stream.acknowledged;
-  return stream;
 }
 
 /** A stream's actor (undefined for anything that is no stream of this module): for diagnostics and tests, through `mcp-actors/testing`. */

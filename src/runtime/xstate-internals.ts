@@ -140,6 +140,24 @@ export function inspectThroughParent(parent: AnyActorRef, event: InspectionEvent
   (parent.system as AnyActorSystem & Pick<SystemInternals, '_sendInspectionEvent'>)._sendInspectionEvent(event);
 }
 
+/**
+ * Registers `child` in `parent`'s actor system under `systemId`, where the
+ * parent's machine finds it (`system.getAll()`, public). xstate does this
+ * with `_set` (`@internal`) for an actor created with a `systemId`; a lean
+ * actor is not created by xstate, and an xstate child is registered here too
+ * so that every child of the connection is registered the same way. Renamed,
+ * the connection's children stop hearing its lifecycle and the ownership
+ * tests fail.
+ */
+export function registerChild(parent: AnyActorRef, systemId: string, child: AnyActorRef): void {
+  (parent.system as AnyActorSystem & { _set(systemId: string, actor: AnyActorRef): void })._set(systemId, child);
+}
+
+/** Removes `child` from `parent`'s system (`_unregister`, see SystemInternals); xstate does it itself when an xstate child stops. */
+export function unregisterChild(parent: AnyActorRef, child: AnyActorRef): void {
+  (parent.system as AnyActorSystem & Pick<SystemInternals, '_unregister'>)._unregister(child);
+}
+
 /** What a lean actor stands in for as the scope's `self`: the members xstate's transition reads from it. */
 export interface LeanSelf {
   readonly id: string;

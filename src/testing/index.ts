@@ -1,11 +1,13 @@
 /**
  * `mcp-actors/testing`: what tests need and applications do not. A client
  * whose reconnect backoff, ack timeouts and jitter run on a simulated clock
- * and a fixed random source, xstate's simulated clock itself, the in-memory
- * linked transport pair, and read-only access to the actors a client keeps
- * private (for assertions on their state).
+ * and a fixed random source, a change cache with its jitter and freshness
+ * clock set, xstate's simulated clock itself, the in-memory linked transport
+ * pair, and read-only access to the actors a client keeps private (for
+ * assertions on their state).
  */
 import type { AnyActorRef } from 'xstate';
+import { createChangeCache, type CacheTestSeams, type ChangeCacheHandle, type ChangeCacheOptions } from '../cache/change-cache.ts';
 import { McpClient, type ClientOptions } from '../client/client.ts';
 import { connectionOf } from '../client/connection-of.ts';
 import { subscriptionActorOf, type ListenStream, type SubscriptionActor } from '../client/subscription.ts';
@@ -22,6 +24,7 @@ export {
 } from '../transport/in-memory.ts';
 export type { Clock } from '../runtime/actor-options.ts';
 export type { SubscriptionActor } from '../client/subscription.ts';
+export type { CacheTestSeams } from '../cache/change-cache.ts';
 
 /** The seams a test may set on a client, which `ClientOptions` leaves out. */
 export interface TestSeams {
@@ -34,6 +37,11 @@ export interface TestSeams {
 /** A client as `createClient` makes it, with the test seams set. */
 export function createTestClient(options: ClientOptions & TestSeams): McpClient {
   return new McpClient(options);
+}
+
+/** A change cache as `createChangeCache` makes it, with the test seams (jitter, the freshness clock) set. */
+export function createTestChangeCache(client: McpClient, options: ChangeCacheOptions & CacheTestSeams): ChangeCacheHandle {
+  return createChangeCache(client, options);
 }
 
 /** A client's connection actor (machines/connection.machine.ts), read-only for assertions: its state, its children. */

@@ -13,10 +13,10 @@ import {
   HonoredFilterTooBroadError,
   ListenAckTimeoutError,
   ListenNotAcknowledgedError,
-  openSubscription,
   type ListenOptions,
   type StreamConnection,
 } from '../../src/client/subscription.ts';
+import { openSubscription } from '../../src/client/open-subscription.ts';
 import { ConnectionLostError, RpcError, WrongEraError } from '../../src/protocol/errors.ts';
 import { FilterError, type NotificationFilter } from '../../src/protocol/filter.ts';
 import type { JsonObject, RequestId } from '../../src/protocol/jsonrpc.ts';
