@@ -14,14 +14,8 @@ import { subscriptionActorOf, type ListenStream, type SubscriptionActor } from '
 import type { Clock } from '../runtime/actor-options.ts';
 
 export { SimulatedClock } from 'xstate';
-export {
-  inMemoryTransport,
-  type InMemoryClientTransport,
-  type InMemoryServe,
-  type InMemoryServedConnection,
-  type InMemoryServerEnd,
-  type InMemoryTransportOptions,
-} from '../transport/in-memory.ts';
+/** The in-memory linked pair (also exported by `mcp-actors`; its other types are there): our client and a server in one process. */
+export { inMemoryTransport, type InMemoryClientTransport, type InMemoryServe } from '../transport/in-memory.ts';
 export type { Clock } from '../runtime/actor-options.ts';
 export type { SubscriptionActor } from '../client/subscription.ts';
 export type { CacheTestSeams } from '../cache/change-cache.ts';
