@@ -29,6 +29,8 @@ export default defineConfig({
     // The CLI tests run the compiled bin and demo (dist/), as users do; fixture
     // children start from bundles made once per run, not through tsx.
     globalSetup: ['test/package/build-dist.setup.ts', 'test/setup/fixtures.setup.ts'],
+    // `npm run test:cpu` (scripts/test-cpu.ts) counts each file's CPU, its children's included.
+    setupFiles: process.env.CPU_PROFILE_OUT ? ['test/setup/cpu-profile.ts'] : [],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     isolate: false,

@@ -13,10 +13,14 @@
  *   meanwhile, heap and RSS per stream after GC, fan-out of one update to
  *   every stream and to one. Over stdio one connection carries all streams;
  *   over HTTP each stream is its own POST and SSE response (ours: listenHttp;
- *   official: createMcpHandler on node:http).
+ *   official: createMcpHandler on node:http), 1,000 / 10,000 / 50,000, from
+ *   several loopback source addresses past one address's ephemeral ports; a
+ *   count the host's open-file limit does not allow runs at the most it does.
  *   A fan-out not delivered within a minute is shown as more than that.
  * - burst: the time to answer a request sent during a burst of progress
- *   notifications (sent once 1,000 were read), stdio in both eras and HTTP.
+ *   notifications (sent once 1,000 were read), stdio in both eras and HTTP:
+ *   the burst notifications the client read meanwhile and, on stdio, those
+ *   the server wrote after reading the request (bench/server/stdio-tap.ts).
  * - client: opening 10,000 listen streams on one stdio connection to the
  *   official server, our client against the official client (median of three
  *   fresh processes).
@@ -29,6 +33,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { runBurst, type BurstResult } from './server/burst.ts';
+import { hostLimits, httpStreamsFit, sourceAddresses } from './server/host-limits.ts';
 import { runHttpBurst } from './server/http-burst.ts';
 import { FANOUT_TIMEOUT_MS, runListenLoad, type ListenLoadResult, type Transport } from './server/listen-load.ts';
 
@@ -44,8 +49,12 @@ for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) th
 const runs = (section: Section) => only.has(section);
 
 const quick = flags.quick;
-/** Over HTTP every stream holds a socket on each side: 50,000 would pass the 28,232 ephemeral ports of one loopback address. */
-const STREAMS: Record<Transport, number[]> = quick ? { stdio: [1_000], http: [1_000] } : { stdio: [1_000, 10_000, 50_000], http: [1_000, 10_000] };
+/**
+ * Over HTTP every stream holds a socket on each side: past the ephemeral ports of one loopback address
+ * the client connects from several (bench/server/host-limits.ts); a count the open-file limit does not
+ * allow runs at the most it allows, and the table says so.
+ */
+const STREAMS: Record<Transport, number[]> = quick ? { stdio: [1_000], http: [1_000] } : { stdio: [1_000, 10_000, 50_000], http: [1_000, 10_000, 50_000] };
 const FANOUT_ROUNDS = quick ? 3 : 5;
 const BURST = quick ? 10_000 : 100_000;
 const FOLLOW_UP_AFTER = 1_000;
@@ -76,7 +85,18 @@ for (const transport of ['stdio', 'http'] as const) {
   print(`### Listen streams over ${transport === 'stdio' ? 'stdio (one connection)' : 'loopback HTTP (a POST and SSE response each)'}: ours vs official (ours / official)\n`);
   print('| streams | open, wall | open, server CPU | server heap per stream | server RSS per stream | fan-out to all | fan-out to one | load (1 min) |');
   print('|---|---|---|---|---|---|---|---|');
-  for (const streams of STREAMS[transport]) {
+  const notes: string[] = [];
+  const host = hostLimits();
+  if (transport === 'http') notes.push(`Host: ${n(host.openFiles)} open files per process, ephemeral ports ${host.portRange} (${n(host.ephemeralPorts)} per source address); read, not changed.`);
+  for (const wanted of STREAMS[transport]) {
+    const fit = transport === 'http' ? httpStreamsFit(wanted, host) : ({ fits: true } as const);
+    const streams = fit.fits ? wanted : fit.largest;
+    const label = fit.fits ? n(streams) : `${n(streams)} (not ${n(wanted)}: see below)`;
+    if (!fit.fits) notes.push(`Not ${n(wanted)} streams over HTTP: ${fit.reason}; run at ${n(streams)} instead.`);
+    if (transport === 'http') {
+      const sources = sourceAddresses(streams, host);
+      if (sources.length > 1) notes.push(`${n(streams)} streams over HTTP connect from ${sources.join(', ')} (ephemeral ports ${host.portRange}, ${n(host.ephemeralPorts)} per source address).`);
+    }
     const at = load1();
     const ours = await runListenLoad('ours', transport, streams, FANOUT_ROUNDS);
     // Each server's figures on stderr as they come: a long run shows its progress.
@@ -87,18 +107,20 @@ for (const transport of ['stdio', 'http'] as const) {
     const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
     const msCell = (value: number) => `${ms(value)} ms`;
     print(
-      `| ${n(streams)} | ${pair(ours.openMs, official.openMs, seconds)} | ${pair(ours.openCpuMs, official.openCpuMs, seconds)} | ${pair(ours.heapPerStream, official.heapPerStream, kb)} | ${pair(ours.rssPerStream, official.rssPerStream, kb)} | ${pair(ours.fanoutAllMs, official.fanoutAllMs, msCell)} | ${pair(ours.fanoutOneMs, official.fanoutOneMs, msCell)} | ${at} → ${load1()} |`,
+      `| ${label} | ${pair(ours.openMs, official.openMs, seconds)} | ${pair(ours.openCpuMs, official.openCpuMs, seconds)} | ${pair(ours.heapPerStream, official.heapPerStream, kb)} | ${pair(ours.rssPerStream, official.rssPerStream, kb)} | ${pair(ours.fanoutAllMs, official.fanoutAllMs, msCell)} | ${pair(ours.fanoutOneMs, official.fanoutOneMs, msCell)} | ${at} → ${load1()} |`,
     );
   }
   print('');
+  for (const note of notes) print(`${note}\n`);
   json[transport] = results;
 }
 
 if (runs('burst')) {
   const within = (value: number | undefined) => (value === undefined ? `> ${BURST_TIMEOUT_MS / 1000} s` : `${ms(value)} ms`);
+  const count = (value: number | undefined) => (value === undefined ? '?' : n(value));
   const cell = (result: BurstResult) =>
-    `${within(result.followUpMs)}, behind ${result.behind === undefined ? '?' : n(result.behind)} (burst answered in ${within(result.burstMs)})`;
-  print(`### A request sent during a burst of ${n(BURST)} progress notifications (once ${n(FOLLOW_UP_AFTER)} were read): answered in, behind how many burst notifications\n`);
+    `${within(result.followUpMs)}, behind ${count(result.behind)}${result.serverAhead === undefined ? '' : ` (${count(result.inFlight)} in flight + ${count(result.serverAhead)} queued)`} (burst answered in ${within(result.burstMs)})`;
+  print(`### A request sent during a burst of ${n(BURST)} progress notifications (once ${n(FOLLOW_UP_AFTER)} were read): answered in, behind how many burst notifications the client read meanwhile; on stdio split into those in flight (written before the server read the request, not yet read by the client when it sent it) and those queued (written after the server read it)\n`);
   print('| transport, era | ours | official | load (1 min) |');
   print('|---|---|---|---|');
   const results: Record<string, { ours: BurstResult; official: BurstResult; load: string }> = {};

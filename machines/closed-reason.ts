@@ -4,6 +4,7 @@
  */
 import type { Era } from './era.ts';
 
+/** Why a listen stream, a listener or a connection ended, in both eras; switch on `type`. */
 export type ClosedReason =
   /** The owner closed it. */
   | { type: 'local' }
@@ -26,6 +27,7 @@ export type ClosedReason =
   | { type: 'disconnected' }
   | { type: 'shutdown'; cause: unknown };
 
+/** The reasons a connection (rather than one stream or listener) can end with: `McpClient.closed` resolves with one. */
 export type ConnectionClosedReason = Extract<
   ClosedReason,
   { type: 'disconnected' | 'transport_closed' | 'reconnect_exhausted' | 'shutdown' }

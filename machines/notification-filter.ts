@@ -4,11 +4,17 @@
  * can use it; src/protocol/filter.ts re-exports it next to validation.
  */
 
+/** What a listen stream (modern) or a notification listener (legacy) asks for: which list changes and which resource URIs. */
 export interface NotificationFilter {
+  /** `notifications/tools/list_changed`. */
   toolsListChanged?: boolean;
+  /** `notifications/prompts/list_changed`. */
   promptsListChanged?: boolean;
+  /** `notifications/resources/list_changed`. */
   resourcesListChanged?: boolean;
+  /** Resource URIs whose `notifications/resources/updated` are wanted. */
   resourceSubscriptions?: string[];
+  /** Task ids whose status notifications are wanted. */
   taskIds?: string[];
 }
 

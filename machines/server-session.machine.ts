@@ -25,6 +25,7 @@
 import { assign, setup } from 'xstate';
 import type { SlowConsumer } from './listen-stream.machine.ts';
 
+/** Why the server ended a legacy session; switch on `type`. */
 export type SessionEndReason =
   | { type: 'client_deleted' }
   | { type: 'transport_closed' }

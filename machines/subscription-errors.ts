@@ -13,7 +13,7 @@ import type { RequestId } from './request-id.ts';
 export class ListenAckTimeoutError extends McpActorsError {
   override readonly name = 'ListenAckTimeoutError';
   readonly code = 'listen_ack_timeout';
-  constructor(readonly subscriptionId: RequestId, readonly timeoutMs: number) {
+  constructor(/** The stream's subscription id (the id of its `subscriptions/listen` request). */ readonly subscriptionId: RequestId, /** How long the acknowledgment was waited for. */ readonly timeoutMs: number) {
     super(`subscriptions/listen ${String(subscriptionId)} was not acknowledged within ${timeoutMs} ms`);
   }
 }
@@ -23,8 +23,11 @@ export class HonoredFilterTooBroadError extends McpActorsError {
   override readonly name = 'HonoredFilterTooBroadError';
   readonly code = 'honored_filter_too_broad';
   constructor(
+    /** The stream's subscription id. */
     readonly subscriptionId: RequestId,
+    /** The filter the client asked for. */
     readonly requested: NotificationFilter,
+    /** The filter the server acknowledged, which names more than was asked. */
     readonly honored: NotificationFilter,
   ) {
     super(`subscriptions/listen ${String(subscriptionId)} was acknowledged with a filter broader than requested`);
@@ -40,8 +43,11 @@ export class AcknowledgmentViolationError extends McpActorsError {
   override readonly name = 'AcknowledgmentViolationError';
   readonly code = 'acknowledgment_violation';
   constructor(
+    /** The stream's subscription id. */
     readonly subscriptionId: RequestId,
+    /** `malformed`: the second acknowledgment could not be read; `broader_than_honored`: it named more than the first. */
     readonly problem: 'malformed' | 'broader_than_honored',
+    /** The filter the first acknowledgment honored. */
     readonly honored: NotificationFilter,
     /** What the second acknowledgment honored, when it could be read. */
     readonly acknowledged: NotificationFilter | undefined,

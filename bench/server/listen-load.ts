@@ -6,12 +6,14 @@
  * (tools/list_changed: all match) and the one it matches
  * (resources/updated of `bench://r/0`): the median of `rounds` publishes
  * after a warm-up, or the first alone when it took seconds. Over stdio (one connection, all N
- * streams on it) or over loopback HTTP (one POST and SSE response per stream).
+ * streams on it) or over loopback HTTP (one POST and SSE response per stream,
+ * from as many loopback source addresses as the ephemeral ports require).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, type ClientRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
+import { hostLimits, sourceAddresses } from './host-limits.ts';
 import { LineCounter } from './line-counter.ts';
 import { postMcp } from './http-post.ts';
 import { MemoryPeer } from './memory-peer.ts';
@@ -116,13 +118,16 @@ function stdioStreams(child: ChildProcess): Streams {
   };
 }
 
-function httpStreams(port: number): Streams {
+function httpStreams(port: number, count: number): Streams {
   const counter = new LineCounter();
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const requests: ClientRequest[] = [];
+  // More streams than one source address has ephemeral ports: spread them over 127.0.0.2, …
+  const sources = sourceAddresses(count, hostLimits());
   const post = (id: string, method: string, params: object): void => {
+    const source = sources.length > 1 ? sources[requests.length % sources.length] : undefined;
     // Errors are expected at the end: the server is killed with streams open.
-    requests.push(postMcp(port, agent, id, method, params, (line) => counter.line(line)).on('error', () => undefined));
+    requests.push(postMcp(port, agent, id, method, params, (line) => counter.line(line), undefined, source).on('error', () => undefined));
   };
   return {
     counter,
@@ -152,7 +157,7 @@ function httpStreams(port: number): Streams {
 /** Opens `count` streams on a fresh server process and measures it; `rounds` publishes per fan-out figure after a warm-up. */
 export async function runListenLoad(impl: Impl, transport: Transport, count: number, rounds: number): Promise<ListenLoadResult> {
   const { server, port } = await ServerProcess.start(impl, transport, count);
-  const streams = transport === 'stdio' ? stdioStreams(server.child) : httpStreams(port!);
+  const streams = transport === 'stdio' ? stdioStreams(server.child) : httpStreams(port!, count);
   try {
     await streams.warm();
     const before = await server.measure();

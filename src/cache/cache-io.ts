@@ -23,7 +23,7 @@ import { collectPages } from '../client/pages.ts';
 export class CacheNegotiationTimeoutError extends McpActorsError {
   override readonly name = 'CacheNegotiationTimeoutError';
   readonly code = 'cache_negotiation_timeout';
-  constructor(readonly attempt: number, readonly timeoutMs: number) {
+  constructor(/** The recovery attempt, counted from 1. */ readonly attempt: number, /** How long negotiation was waited for. */ readonly timeoutMs: number) {
     super(`recovery attempt ${attempt}: the connection did not negotiate within ${timeoutMs} ms`);
   }
 }
@@ -32,7 +32,7 @@ export class CacheNegotiationTimeoutError extends McpActorsError {
 export class CacheConnectionClosedError extends McpActorsError {
   override readonly name = 'CacheConnectionClosedError';
   readonly code = 'cache_connection_closed';
-  constructor(readonly reason: ClosedReason) {
+  constructor(/** Why the connection ended. */ readonly reason: ClosedReason) {
     super(`the connection closed (${reason.type})`);
   }
 }

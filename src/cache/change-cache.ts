@@ -28,6 +28,7 @@ export const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /** Documented default: a recovery attempt waits up to 30 s for the client to negotiate again. */
 export const DEFAULT_NEGOTIATION_TIMEOUT_MS = 30_000;
 
+/** Options of `createChangeCache`: what to keep current, and how the cache recovers and reads. */
 export interface ChangeCacheOptions {
   /** What the application reads from this server; kept as is across negotiations. */
   interest: Interest;
@@ -37,6 +38,7 @@ export interface ChangeCacheOptions {
    * the server ended while the connection stayed up.
    */
   recovery?: Partial<CacheRecovery>;
+  /** How long a recovery attempt waits for the connection to negotiate (default 30 s). */
   negotiationTimeoutMs?: number;
   /** Default for reads that give no timeout. */
   readTimeoutMs?: number;
@@ -87,7 +89,9 @@ function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
   }
 }
 
+/** What `createChangeCache` returns: the cache, with its interest, its degraded reason and its actor. */
 export interface ChangeCacheHandle extends ChangeCache {
+  /** The interest set, validated and copied at creation. */
   readonly interest: Interest;
   /** The filter this cache would open on a server advertising `capabilities` (null: nothing), computed without opening anything. */
   filterFor(capabilities: ServerCapabilities): NotificationFilter | null;
@@ -97,7 +101,7 @@ export interface ChangeCacheHandle extends ChangeCache {
   readonly actor: ReturnType<typeof createActor<typeof cacheMachine>>;
 }
 
-/** `options` may carry the test seams of `mcp-actors/testing` (createTestChangeCache); ChangeCacheOptions does not name them. */
+/** Keeps the lists and resource contents of `options.interest` current on `client`: fetched once at start, invalidated by the server's change notifications (a listen stream or a legacy listener) and refetched on the next read. Throws InvalidInterestError for a malformed interest set. `options` may carry the test seams of `mcp-actors/testing` (createTestChangeCache); ChangeCacheOptions does not name them. */
 export function createChangeCache(client: McpClient, options: ChangeCacheOptions): ChangeCacheHandle {
   const seams = options as ChangeCacheOptions & CacheTestSeams;
   // Interest may come from configuration: checked, and copied so later changes to it change nothing.

@@ -6,7 +6,7 @@ import type { EntryKey } from './entries.ts';
 export class CacheReadTimeoutError extends McpActorsError {
   override readonly name = 'CacheReadTimeoutError';
   readonly code = 'cache_read_timeout';
-  constructor(readonly key: EntryKey, readonly timeoutMs: number) {
+  constructor(/** The entry that was read. */ readonly key: EntryKey, /** How long the read waited. */ readonly timeoutMs: number) {
     super(`${key} was not refetched within ${timeoutMs} ms`);
   }
 }
@@ -15,7 +15,7 @@ export class CacheReadTimeoutError extends McpActorsError {
 export class NotInInterestError extends McpActorsError {
   override readonly name = 'NotInInterestError';
   readonly code = 'not_in_interest';
-  constructor(readonly key: EntryKey) {
+  constructor(/** The entry that was read. */ readonly key: EntryKey) {
     super(`${key} is not in the cache's interest set`);
   }
 }
@@ -24,7 +24,7 @@ export class NotInInterestError extends McpActorsError {
 export class CacheFetchFailedError extends McpActorsError {
   override readonly name = 'CacheFetchFailedError';
   readonly code = 'cache_fetch_failed';
-  constructor(readonly key: EntryKey, cause: unknown) {
+  constructor(/** The entry whose fetch failed (the failure is the `cause`). */ readonly key: EntryKey, cause: unknown) {
     super(`fetching ${key} failed`, { cause });
   }
 }
@@ -33,7 +33,7 @@ export class CacheFetchFailedError extends McpActorsError {
 export class CacheClosedError extends McpActorsError {
   override readonly name = 'CacheClosedError';
   readonly code = 'cache_closed';
-  constructor(readonly key: EntryKey) {
+  constructor(/** The entry that was read. */ readonly key: EntryKey) {
     super(`the cache closed before ${key} could be read`);
   }
 }
@@ -42,7 +42,7 @@ export class CacheClosedError extends McpActorsError {
 export class InvalidInterestError extends McpActorsError {
   override readonly name = 'InvalidInterestError';
   readonly code = 'invalid_interest';
-  constructor(readonly problem: 'not_an_object' | 'unknown_key' | 'wrong_type' | 'malformed_uri', message: string) {
+  constructor(/** What is wrong: not an object, an unknown key, a value of the wrong type, or a malformed URI. */ readonly problem: 'not_an_object' | 'unknown_key' | 'wrong_type' | 'malformed_uri', message: string) {
     super(`invalid interest: ${message}`);
   }
 }

@@ -26,7 +26,9 @@ export type ReadMode =
   /** Return at once; the value says whether it is current or stale. */
   | 'stale';
 
+/** What a cache read answers: the value, and how far it can be trusted. */
 export interface CacheRead<T> {
+  /** The cached list or resource contents. */
   value: T;
   /** `current` when `backedBy` is `stream` or `ttl`; `stale`: invalid, refetching, or nothing says it is fresh. */
   freshness: 'current' | 'stale';
@@ -40,6 +42,7 @@ export interface CacheRead<T> {
   fetchedAt: number;
 }
 
+/** What the cache reports to `subscribe` listeners: its lifecycle (`state`), the notifications it acts on, and each entry's invalidate, refetch and replace. */
 export type CacheEvent =
   /**
    * A lifecycle transition. `detail` by state: listening `{ era, filter, resumed }` (`resumed`: a stream
@@ -55,13 +58,19 @@ export type CacheEvent =
   | { type: 'replaced'; key: EntryKey; value: unknown; previous: unknown | undefined }
   | { type: 'refetch_failed'; key: EntryKey; error: Error };
 
+/** The change cache: reads of the interest set's lists and resources, each as current as the server's notifications allow. */
 export interface ChangeCache {
+  /** Where the cache stands now. */
   readonly state: CacheState;
   /** The filter computed from interest ∩ the current server's capabilities; null when they do not overlap. */
   readonly filter: NotificationFilter | null;
+  /** Calls `listener` with every CacheEvent from now on; returns the unsubscribe function. */
   subscribe(listener: (event: CacheEvent) => void): () => void;
+  /** The tool list (`tools` in the interest set); a read before the first fetch waits for it. */
   tools(options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject[]>>;
+  /** The prompt list (`prompts` in the interest set); a read before the first fetch waits for it. */
   prompts(options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject[]>>;
+  /** The resource list (`resources` in the interest set); a read before the first fetch waits for it. */
   resources(options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject[]>>;
   /** The contents of one resource from the interest set's URIs. */
   contents(uri: string, options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject>>;

@@ -16,6 +16,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Inspector } from '../runtime/actor-options.ts';
 import { McpActorsError } from '../protocol/errors.ts';
+import { isLoopbackHost } from '../protocol/loopback.ts';
 import { InspectionFeed } from '../inspector/inspection-feed.ts';
 import { INSPECTOR_PAGE } from '../inspector/inspector-page.ts';
 import { STATELY_BRIDGE_PAGE, STATELY_INSPECTOR_ORIGIN, STATELY_SOCKET_PATH } from '../inspector/stately-bridge-page.ts';
@@ -50,16 +51,12 @@ export interface RunningInspector {
   stop(): Promise<void>;
 }
 
-/** Whether `host` names this machine only (`localhost`, 127.0.0.0/8, `::1`). */
-export const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
-
 /** Starts the inspector's server: the local page, its feed, and the Stately relay. */
 export async function startInspector(address: InspectorAddress): Promise<RunningInspector> {
   const feed = new InspectionFeed();
   const relay = new StatelyRelay();
   const sockets = new Set<WebSocketConnection>();
-  const loopback = isLoopback(address.host);
+  const loopback = isLoopbackHost(address.host);
   const hosts = () => (loopback ? allowedHosts(address.host, port()) : undefined);
   const server = createServer((request, response) => serve(request, response, feed, hosts()));
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

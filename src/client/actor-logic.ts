@@ -106,7 +106,9 @@ const subscriptionFeed = (open: (deliver: (message: SubscriberMessage) => void) 
 export interface ListenLogicInput {
   /** A connected client in the modern era. */
   client: McpClient;
+  /** What the stream asks for, as `listen` takes it. */
   filter: NotificationFilter;
+  /** The stream's options, as `listen` takes them. */
   options?: ListenOptions;
 }
 
@@ -133,6 +135,7 @@ export interface ListenerLogicInput {
   client: McpClient;
   /** The listener's filter, as `subscribeNotifications` takes it. */
   filter: NotificationFilter;
+  /** The listener's options, as `subscribeNotifications` takes them. */
   options?: SubscribeNotificationsOptions;
 }
 
@@ -153,6 +156,7 @@ export const listenerLogic = fromEventObservable<SubscriptionEvent, ListenerLogi
 
 /** Input of `changeCacheLogic`: the client and the cache's options. */
 export interface ChangeCacheLogicInput extends ChangeCacheOptions {
+  /** The client whose server the cache keeps current. */
   client: McpClient;
 }
 

@@ -19,7 +19,7 @@ export const DEFAULT_MAX_INPUT_ROUNDS = 8;
 export class InputHandlerMissingError extends McpActorsError {
   override readonly name = 'InputHandlerMissingError';
   readonly code = 'input_handler_missing';
-  constructor(readonly callMethod: string, readonly key: string, readonly requestMethod: string) {
+  constructor(/** The call that needed input (`tools/call`, `prompts/get`, `resources/read`). */ readonly callMethod: string, /** The server's key for the input request. */ readonly key: string, /** The kind of input asked for (`elicitation/create`, `sampling/createMessage`, `roots/list`). */ readonly requestMethod: string) {
     super(`${callMethod} needs input "${key}" (${requestMethod}) and no handler is registered for ${requestMethod}: use client.onRequest`);
   }
 }
@@ -28,7 +28,7 @@ export class InputHandlerMissingError extends McpActorsError {
 export class InputRoundsExceededError extends McpActorsError {
   override readonly name = 'InputRoundsExceededError';
   readonly code = 'input_rounds_exceeded';
-  constructor(readonly callMethod: string, readonly maxRounds: number, readonly lastResult: JsonObject) {
+  constructor(/** The call that kept requiring input. */ readonly callMethod: string, /** The bound that was reached (the client's `maxInputRounds`). */ readonly maxRounds: number, /** The last input-required result the server sent. */ readonly lastResult: JsonObject) {
     super(`${callMethod} still required input after ${maxRounds} rounds`);
   }
 }
@@ -37,7 +37,7 @@ export class InputRoundsExceededError extends McpActorsError {
 export class MalformedInputRequiredError extends McpActorsError {
   override readonly name = 'MalformedInputRequiredError';
   readonly code = 'malformed_input_required';
-  constructor(readonly callMethod: string, why: string, readonly result: JsonObject) {
+  constructor(/** The call whose result was malformed. */ readonly callMethod: string, why: string, /** The result as the server sent it. */ readonly result: JsonObject) {
     super(`${callMethod} got a malformed input-required result: ${why}`);
   }
 }

@@ -9,7 +9,7 @@ import { McpActorsError } from '../protocol/errors.ts';
 export class SubscribeFailedError extends McpActorsError {
   override readonly name = 'SubscribeFailedError';
   readonly code = 'subscribe_failed';
-  constructor(readonly uri: string, cause: unknown) {
+  constructor(/** The URI whose `resources/subscribe` failed (the failure is the `cause`). */ readonly uri: string, cause: unknown) {
     super(`resources/subscribe failed for ${uri}`, { cause });
   }
 }
@@ -18,7 +18,7 @@ export class SubscribeFailedError extends McpActorsError {
 export class ListenerNotFoundError extends McpActorsError {
   override readonly name = 'ListenerNotFoundError';
   readonly code = 'listener_not_found';
-  constructor(readonly id: string | number) {
+  constructor(/** The listener id that matched none. */ readonly id: string | number) {
     super(`no notification listener ${String(id)} on this client`);
   }
 }
@@ -27,7 +27,7 @@ export class ListenerNotFoundError extends McpActorsError {
 export class ListenerClosedError extends McpActorsError {
   override readonly name = 'ListenerClosedError';
   readonly code = 'listener_closed';
-  constructor(readonly reason: ClosedReason) {
+  constructor(/** Why the listener closed. */ readonly reason: ClosedReason) {
     super(`the notification listener closed before it was registered (${reason.type})`);
   }
 }

@@ -30,13 +30,14 @@ export interface SubscriberActor {
   subscribe(observer: { complete?: () => void; error?: (error: unknown) => void }): { unsubscribe(): void };
 }
 
+/** Who receives a stream's or listener's messages: a callback, `'iterator'` (the stream is async-iterable), or an xstate actor. */
 export type Subscriber = SubscriberCallback | 'iterator' | SubscriberActor;
 
 /** The mailbox shed a delivery at its cap; the iterator throws this after yielding what it had. */
 export class DeliveryDroppedError extends McpActorsError {
   override readonly name = 'DeliveryDroppedError';
   readonly code = 'delivery_dropped';
-  constructor(readonly ref: SubscriptionRef, readonly cap: number) {
+  constructor(/** The stream or listener that shed the delivery. */ readonly ref: SubscriptionRef, /** The mailbox cap that was reached. */ readonly cap: number) {
     super(`${ref.kind} ${String(ref.id)} shed a delivery at its mailbox cap of ${cap}`);
   }
 }
@@ -45,7 +46,7 @@ export class DeliveryDroppedError extends McpActorsError {
 export class SubscriberCallbackError extends McpActorsError {
   override readonly name = 'SubscriberCallbackError';
   readonly code = 'subscriber_callback_failed';
-  constructor(readonly ref: SubscriptionRef, readonly messageType: SubscriberMessage['type'], options: { cause: unknown }) {
+  constructor(/** The stream or listener whose subscriber failed. */ readonly ref: SubscriptionRef, /** The type of the message the callback failed on. */ readonly messageType: SubscriberMessage['type'], options: { cause: unknown }) {
     super(`the subscriber of ${ref.kind} ${String(ref.id)} failed on a ${messageType} message`, options);
   }
 }

@@ -25,10 +25,13 @@ export interface ChildOwner {
   release(child: AnyActorRef): void;
 }
 
+/** Options of one request: cancellation, timeout and progress. */
 export interface RequestOptions {
+  /** Aborting it cancels the request (`notifications/cancelled`) and rejects with RequestAbortedError. */
   signal?: AbortSignal;
   /** Overrides the client's default request timeout; `Infinity` disables it. */
   timeoutMs?: number;
+  /** Called with each `notifications/progress` params of this request (a progress token is sent when this is given). */
   onProgress?: (progress: JsonObject) => void;
 }
 

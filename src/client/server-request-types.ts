@@ -21,8 +21,11 @@ export type * from '../protocol/client-request-shapes.ts';
 
 /** Params and result of each request a server may send a client. */
 export interface ServerRequestTypes {
+  /** Asks the user for input: a form, or a page to visit. */
   'elicitation/create': { params: ElicitParams; result: ElicitResult };
+  /** Asks the client's model to generate a message. */
   'sampling/createMessage': { params: CreateMessageParams; result: CreateMessageResult };
+  /** Asks which roots the client lets the server work in. */
   'roots/list': { params: ListRootsParams; result: ListRootsResult };
 }
 

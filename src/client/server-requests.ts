@@ -15,6 +15,7 @@ import { isServerRequestMethod, schemaProblems, type ServerRequestMethod, type S
 
 /** What a handler gets besides the params. */
 export interface ServerRequestContext<M extends ServerRequestMethod = ServerRequestMethod> {
+  /** The request being answered. */
   method: M;
   /** Aborted when the server cancels the request, the call that asked is aborted, or the connection is lost. */
   signal: AbortSignal;
@@ -48,7 +49,7 @@ const CAPABILITY: Record<ServerRequestMethod, { key: string; value: JsonObject }
 export class UnknownServerRequestMethodError extends McpActorsError {
   override readonly name = 'UnknownServerRequestMethodError';
   readonly code = 'unknown_server_request_method';
-  constructor(readonly method: unknown) {
+  constructor(/** What `onRequest` was given instead of a known method. */ readonly method: unknown) {
     super(`onRequest: ${JSON.stringify(method) ?? String(method)} is not one of elicitation/create, sampling/createMessage, roots/list`);
   }
 }
@@ -57,7 +58,7 @@ export class UnknownServerRequestMethodError extends McpActorsError {
 export class InvalidHandlerResultError extends McpActorsError {
   override readonly name = 'InvalidHandlerResultError';
   readonly code = 'invalid_handler_result';
-  constructor(readonly method: ServerRequestMethod, readonly problems: string[]) {
+  constructor(/** The request whose handler answered. */ readonly method: ServerRequestMethod, /** What is wrong with the result, one entry per schema violation. */ readonly problems: string[]) {
     super(`the ${method} handler returned a malformed result: ${problems.join('; ')}`);
   }
 }
@@ -66,7 +67,7 @@ export class InvalidHandlerResultError extends McpActorsError {
 export class ServerRequestHandlerError extends McpActorsError {
   override readonly name = 'ServerRequestHandlerError';
   readonly code = 'server_request_handler_failed';
-  constructor(readonly method: ServerRequestMethod, cause: unknown) {
+  constructor(/** The request whose handler threw (what it threw is the `cause`). */ readonly method: ServerRequestMethod, cause: unknown) {
     super(`the ${method} handler failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
@@ -75,7 +76,7 @@ export class ServerRequestHandlerError extends McpActorsError {
 export class InvalidServerRequestParamsError extends McpActorsError {
   override readonly name = 'InvalidServerRequestParamsError';
   readonly code = 'invalid_server_request_params';
-  constructor(readonly method: ServerRequestMethod, readonly problems: string[]) {
+  constructor(/** The request the server sent. */ readonly method: ServerRequestMethod, /** What is wrong with the params, one entry per schema violation. */ readonly problems: string[]) {
     super(`the server sent ${method} with malformed params: ${problems.join('; ')}`);
   }
 }

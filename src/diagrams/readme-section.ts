@@ -14,9 +14,6 @@ export const STATECHARTS_END = '<!-- statecharts:end -->';
 export class StatechartsMarkersError extends McpActorsError {
   override readonly name = 'StatechartsMarkersError';
   readonly code = 'statecharts_markers';
-  constructor(problem: string) {
-    super(`README.md: ${problem}; it needs one \`${STATECHARTS_START}\` line followed by one \`${STATECHARTS_END}\` line`);
-  }
 }
 
 /** What goes between the markers: per machine, a heading and its Mermaid block. */
@@ -25,31 +22,59 @@ export function statechartsSection(found: FoundMachine[]): string {
   return parts.length > 0 ? parts.join('\n') : '(no machines yet)\n';
 }
 
+/**
+ * A README region a generator owns: the text between one start and one end
+ * marker comment, and the error for a README whose markers are missing,
+ * repeated or out of order. The statecharts here and the API reference
+ * (scripts/api-reference/) are two such regions.
+ */
+export interface ReadmeRegion {
+  start: string;
+  end: string;
+  /** The error to throw, given its message (which says what is wrong and what the README needs). */
+  refuse: (message: string) => McpActorsError;
+}
+
+const STATECHARTS: ReadmeRegion = {
+  start: STATECHARTS_START,
+  end: STATECHARTS_END,
+  refuse: (message) => new StatechartsMarkersError(message),
+};
+
 interface MarkedReadme {
   before: string;
   between: string;
   after: string;
 }
 
-function split(readme: string): MarkedReadme {
-  const starts = readme.split(STATECHARTS_START).length - 1;
-  const ends = readme.split(STATECHARTS_END).length - 1;
-  if (starts !== 1 || ends !== 1) {
-    throw new StatechartsMarkersError(`found ${starts} start and ${ends} end marker(s)`);
-  }
-  const open = readme.indexOf(STATECHARTS_START) + STATECHARTS_START.length;
-  const close = readme.indexOf(STATECHARTS_END);
-  if (close < open) throw new StatechartsMarkersError('the end marker comes before the start marker');
+function split(readme: string, region: ReadmeRegion): MarkedReadme {
+  const refuse = (problem: string) => region.refuse(`README.md: ${problem}; it needs one \`${region.start}\` line followed by one \`${region.end}\` line`);
+  const starts = readme.split(region.start).length - 1;
+  const ends = readme.split(region.end).length - 1;
+  if (starts !== 1 || ends !== 1) throw refuse(`found ${starts} start and ${ends} end marker(s)`);
+  const open = readme.indexOf(region.start) + region.start.length;
+  const close = readme.indexOf(region.end);
+  if (close < open) throw refuse('the end marker comes before the start marker');
   return { before: readme.slice(0, open), between: readme.slice(open, close), after: readme.slice(close) };
+}
+
+/** The text between the region's markers, exactly as it stands. */
+export function markedRegion(readme: string, region: ReadmeRegion): string {
+  return split(readme, region).between;
+}
+
+/** `readme` with `section` between the region's markers, a blank line on either side. */
+export function spliceRegion(readme: string, region: ReadmeRegion, section: string): string {
+  const { before, after } = split(readme, region);
+  return `${before}\n\n${section}\n${after}`;
 }
 
 /** The text between the markers, exactly as it stands. */
 export function markedStatecharts(readme: string): string {
-  return split(readme).between;
+  return markedRegion(readme, STATECHARTS);
 }
 
 /** `readme` with `section` between the markers, a blank line on either side. */
 export function spliceStatecharts(readme: string, section: string): string {
-  const { before, after } = split(readme);
-  return `${before}\n\n${section}\n${after}`;
+  return spliceRegion(readme, STATECHARTS, section);
 }

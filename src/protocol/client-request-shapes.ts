@@ -13,8 +13,11 @@ export type ElicitFieldSchema = JsonObject & { type?: string; default?: unknown;
 
 /** `elicitation/create` in form mode (`mode` absent means form). */
 export interface ElicitFormParams {
+  /** `form`, or absent (form is the default). */
   mode?: 'form';
+  /** What the server asks the user, shown above the form. */
   message: string;
+  /** The form: a flat object schema whose properties are the fields. */
   requestedSchema: { type: 'object'; properties: Record<string, ElicitFieldSchema>; required?: string[]; $schema?: string };
   _meta?: JsonObject;
   [key: string]: unknown;
@@ -22,8 +25,11 @@ export interface ElicitFormParams {
 
 /** `elicitation/create` in URL mode: the user is sent to `url` out of band. */
 export interface ElicitUrlParams {
+  /** Discriminates URL mode from form mode. */
   mode: 'url';
+  /** Why the user is sent to `url`. */
   message: string;
+  /** The page the user completes the interaction on. */
   url: string;
   /** Legacy era (2025-11-25) only: the server's identifier of this elicitation. */
   elicitationId?: string;
@@ -39,6 +45,7 @@ export type ElicitValue = string | number | boolean | string[];
 
 /** The answer to `elicitation/create`. */
 export interface ElicitResult {
+  /** `accept`: the user submitted; `decline`: refused; `cancel`: dismissed without choosing. */
   action: 'accept' | 'decline' | 'cancel';
   /** The submitted form, only with `accept` in form mode. */
   content?: Record<string, ElicitValue>;
@@ -55,7 +62,9 @@ export type SamplingContent =
 
 /** A message of a sampling conversation. */
 export interface SamplingMessage {
+  /** Who says the message. */
   role: 'user' | 'assistant';
+  /** One content block, or several. */
   content: SamplingContent | SamplingContent[];
   _meta?: JsonObject;
   [key: string]: unknown;
@@ -63,15 +72,25 @@ export interface SamplingMessage {
 
 /** The params of `sampling/createMessage`. */
 export interface CreateMessageParams {
+  /** The conversation to continue. */
   messages: SamplingMessage[];
+  /** The most tokens the model may generate. */
   maxTokens: number;
+  /** A system prompt the server asks for; the client may change or omit it. */
   systemPrompt?: string;
+  /** Sampling temperature, when the server has a preference. */
   temperature?: number;
+  /** Sequences that end generation. */
   stopSequences?: string[];
+  /** Which servers' context to include in the prompt (soft-deprecated by the spec). */
   includeContext?: 'none' | 'thisServer' | 'allServers';
+  /** Hints and priorities (cost, speed, intelligence) for choosing a model. */
   modelPreferences?: JsonObject;
+  /** Provider-specific metadata, passed through. */
   metadata?: JsonObject;
+  /** Tools the model may call while sampling. */
   tools?: JsonObject[];
+  /** How the model may use `tools`. */
   toolChoice?: JsonObject;
   _meta?: JsonObject;
   [key: string]: unknown;
@@ -79,9 +98,13 @@ export interface CreateMessageParams {
 
 /** The answer to `sampling/createMessage`. */
 export interface CreateMessageResult {
+  /** Who says the generated message (normally `assistant`). */
   role: 'user' | 'assistant';
+  /** The generated content. */
   content: SamplingContent | SamplingContent[];
+  /** The model that generated it. */
   model: string;
+  /** Why generation stopped (`endTurn`, `stopSequence`, `maxTokens`, `toolUse`, or another). */
   stopReason?: string;
   _meta?: JsonObject;
   [key: string]: unknown;
@@ -89,7 +112,9 @@ export interface CreateMessageResult {
 
 /** A root the client lets the server work in (a `file://` URI). */
 export interface Root {
+  /** The root's URI (`file://` in the current spec). */
   uri: string;
+  /** A human-readable name. */
   name?: string;
   _meta?: JsonObject;
   [key: string]: unknown;
@@ -103,6 +128,7 @@ export interface ListRootsParams {
 
 /** The answer to `roots/list`. */
 export interface ListRootsResult {
+  /** The roots the client offers. */
   roots: Root[];
   _meta?: JsonObject;
   [key: string]: unknown;

@@ -13,27 +13,31 @@ export { NegotiationError } from '../../machines/negotiation-errors.ts';
 export class RpcError extends McpActorsError {
   override readonly name = 'RpcError';
   readonly code = 'rpc_error';
+  /** The JSON-RPC error code the peer sent (e.g. -32602). */
   readonly rpcCode: number;
+  /** The error's `data`, as the peer sent it. */
   readonly data: unknown;
-  constructor(error: JsonRpcErrorObject, readonly method?: string) {
+  constructor(error: JsonRpcErrorObject, /** The request the error answered, when known. */ readonly method?: string) {
     super(`${method ? `${method}: ` : ''}${error.message} (${error.code})`);
     this.rpcCode = error.code;
     this.data = error.data;
   }
 }
 
+/** A request got no response within its timeout; the client sent `notifications/cancelled` for it. */
 export class RequestTimeoutError extends McpActorsError {
   override readonly name = 'RequestTimeoutError';
   readonly code = 'request_timeout';
-  constructor(readonly method: string, readonly timeoutMs: number) {
+  constructor(/** The request that timed out. */ readonly method: string, /** The timeout it had. */ readonly timeoutMs: number) {
     super(`${method} got no response within ${timeoutMs} ms`);
   }
 }
 
+/** A request's `signal` aborted it; the abort reason is the `cause`. */
 export class RequestAbortedError extends McpActorsError {
   override readonly name = 'RequestAbortedError';
   readonly code = 'request_aborted';
-  constructor(readonly method: string, options?: { cause?: unknown }) {
+  constructor(/** The request that was aborted. */ readonly method: string, options?: { cause?: unknown }) {
     super(`${method} was aborted`, options);
   }
 }
@@ -42,7 +46,7 @@ export class RequestAbortedError extends McpActorsError {
 export class NotConnectedError extends McpActorsError {
   override readonly name = 'NotConnectedError';
   readonly code = 'not_connected';
-  constructor(readonly state: string, readonly method?: string) {
+  constructor(/** The connection's state at the time. */ readonly state: string, /** The request that was refused, when it was one. */ readonly method?: string) {
     super(`${method ?? 'request'} refused: the connection is ${state}`);
   }
 }
@@ -51,7 +55,7 @@ export class NotConnectedError extends McpActorsError {
 export class ConnectionLostError extends McpActorsError {
   override readonly name = 'ConnectionLostError';
   readonly code = 'connection_lost';
-  constructor(readonly method: string, options?: { cause?: unknown }) {
+  constructor(/** The request that was waiting. */ readonly method: string, options?: { cause?: unknown }) {
     super(`${method} lost its connection before a response arrived`, options);
   }
 }
@@ -60,7 +64,7 @@ export class ConnectionLostError extends McpActorsError {
 export class StreamEndedError extends McpActorsError {
   override readonly name = 'StreamEndedError';
   readonly code = 'stream_ended';
-  constructor(readonly requestId: RequestId, options?: { cause?: unknown }) {
+  constructor(/** The id of the request whose stream ended. */ readonly requestId: RequestId, options?: { cause?: unknown }) {
     super(`the response stream for request ${String(requestId)} ended without a response`, options);
   }
 }
@@ -70,7 +74,9 @@ export class HttpStatusError extends McpActorsError {
   override readonly name = 'HttpStatusError';
   readonly code = 'http_status';
   constructor(
+    /** The HTTP status code. */
     readonly status: number,
+    /** The HTTP status text. */
     readonly statusText: string,
     /** The JSON-RPC error in the body, when the body held one. */
     readonly rpcError?: JsonRpcErrorObject,
@@ -92,7 +98,7 @@ export class TransportStartError extends McpActorsError {
 export class WrongEraError extends McpActorsError {
   override readonly name = 'WrongEraError';
   readonly code: 'use_listen' | 'use_subscribe_notifications';
-  constructor(readonly era: 'legacy' | 'modern', operation: string) {
+  constructor(/** The era of the connection. */ readonly era: 'legacy' | 'modern', operation: string) {
     const hint = era === 'legacy' ? 'subscribeNotifications' : 'listen';
     super(`${operation} is not available on a ${era}-era connection: use ${hint}`);
     this.code = era === 'legacy' ? 'use_subscribe_notifications' : 'use_listen';
@@ -103,7 +109,7 @@ export class WrongEraError extends McpActorsError {
 export class UnexpectedResponseError extends McpActorsError {
   override readonly name = 'UnexpectedResponseError';
   readonly code = 'unexpected_response';
-  constructor(readonly response: JsonRpcResponse) {
+  constructor(/** The response as it arrived. */ readonly response: JsonRpcResponse) {
     super(`response for id ${JSON.stringify(response.id)} matches no pending request`);
   }
 }
@@ -112,7 +118,7 @@ export class UnexpectedResponseError extends McpActorsError {
 export class TooManyPagesError extends McpActorsError {
   override readonly name = 'TooManyPagesError';
   readonly code = 'too_many_pages';
-  constructor(readonly method: string, readonly maxPages: number) {
+  constructor(/** The list request (`tools/list`…). */ readonly method: string, /** The page limit. */ readonly maxPages: number) {
     super(`${method} returned more than ${maxPages} pages`);
   }
 }

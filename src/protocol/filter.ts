@@ -21,10 +21,11 @@ export type FilterProblem =
   | 'task_ids_unsupported'
   | 'too_many_uris';
 
+/** A notification filter that fails validation, refused before anything is sent; `problem` says how and `key` names the offending key. */
 export class FilterError extends McpActorsError {
   override readonly name = 'FilterError';
   readonly code = 'invalid_filter';
-  constructor(readonly problem: FilterProblem, message: string, readonly key?: string) {
+  constructor(/** What is wrong with the filter. */ readonly problem: FilterProblem, message: string, /** The filter key at fault, when one is. */ readonly key?: string) {
     super(message);
   }
 }

@@ -14,6 +14,7 @@ import { nestsDeeperThan, previewJson } from './bounded-json.ts';
 
 export type { RequestId } from '../../machines/request-id.ts';
 
+/** A JSON object as it comes off the wire: keys known, values not yet checked. */
 export type JsonObject = { [key: string]: unknown };
 
 export interface JsonRpcRequest {
@@ -62,6 +63,7 @@ export const ErrorCode = {
   UnsupportedProtocolVersion: -32022,
 } as const;
 
+/** Why a frame was refused: not JSON, not an object, not JSON-RPC 2.0, not a message's shape, too large, or nested too deep. */
 export type FrameProblem =
   | 'unparseable'
   | 'not_an_object'
@@ -85,8 +87,10 @@ export class FrameError extends McpActorsError {
   override readonly name = 'FrameError';
   readonly code = 'frame_error';
   constructor(
+    /** Why the frame was refused. */
     readonly problem: FrameProblem,
     message: string,
+    /** The start of the refused frame, for the log. */
     readonly frame?: string,
     options?: { cause?: unknown; requestId?: RequestId },
   ) {

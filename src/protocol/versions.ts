@@ -1,7 +1,9 @@
 /** Protocol revisions, eras and the `_meta` keys of the 2026-07-28 envelope. */
 import type { Era, EraPreference } from '../../machines/era.ts';
 
+/** The protocol version of the modern era. */
 export const MODERN_VERSION = '2026-07-28';
+/** The newest legacy-era protocol version, the one a legacy client offers first. */
 export const LATEST_LEGACY_VERSION = '2025-11-25';
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 

@@ -12,14 +12,23 @@ import { McpActorsError } from '../protocol/errors.ts';
  * from it fits). Raw commands only, so no reply type mapping matters.
  */
 export interface RedisClientLike {
+  /** Whether the client's socket is open (connected or reconnecting). */
   readonly isOpen: boolean;
+  /** Whether the client can send commands now. */
   readonly isReady: boolean;
+  /** Opens the connection. */
   connect(): Promise<unknown>;
+  /** A new client with the same options, for the bus's blocking read. */
   duplicate(): RedisClientLike;
+  /** Sends one raw command (`['XADD', …]`) and resolves with its reply. */
   sendCommand(args: ReadonlyArray<string>): Promise<unknown>;
+  /** Listens to a connection event. */
   on(event: 'ready' | 'end' | 'error' | 'reconnecting', listener: (...args: unknown[]) => void): unknown;
+  /** Stops listening to a connection event. */
   off(event: 'ready' | 'end' | 'error' | 'reconnecting', listener: (...args: unknown[]) => void): unknown;
+  /** Closes the connection after pending replies. */
   close(): Promise<unknown>;
+  /** Closes the connection at once, dropping pending replies. */
   destroy(): void;
 }
 

@@ -35,6 +35,7 @@ import {
 
 export type { RedisBusHealth };
 
+/** Options of `createRedisBus`: the Redis to use and the stream's bounds. */
 export interface RedisBusOptions {
   /** A `redis://` URL (the bus makes and closes its client), or a node-redis client of the application's (the bus duplicates it for its blocking read and leaves it open). */
   redis: string | RedisClientLike;
@@ -56,6 +57,7 @@ export interface RedisBusOptions {
 export interface RedisBus extends ChangeBus {
   /** This bus instance's origin id in the stream. */
   readonly nodeId: string;
+  /** The bus's health now; `onHealth` reports each change. */
   readonly health: RedisBusHealth;
   /** The read barrier: see `ChangeBus.settled`; resolves at once while not connected, and after `settleTimeoutMs` anyway. */
   settled(): Promise<void>;
@@ -63,12 +65,13 @@ export interface RedisBus extends ChangeBus {
   onHealth(listener: (health: RedisBusHealth) => void): () => void;
   /** Stops reading and publishing; closes the connections the bus made. */
   close(): Promise<void>;
+  /** `close()`, for `await using bus = await createRedisBus(…)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
 
 const READ_COUNT = 500;
 
-/** Starts connecting at once; publishing works from the first moment (queued until Redis answers). */
+/** A change bus over one Redis Stream for several server nodes (`createServer({ bus })`). Starts connecting at once; publishing works from the first moment (queued until Redis answers). */
 export async function createRedisBus(options: RedisBusOptions): Promise<RedisBus> {
   const bus = new RedisStreamBus(options);
   await bus.start(options.redis);

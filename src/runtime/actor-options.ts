@@ -8,7 +8,9 @@ import type { InspectionEvent, Observer } from 'xstate';
 
 /** What drives delayed transitions (xstate's `SimulatedClock` is one); the shape `createActor`'s `clock` option takes. */
 export interface Clock {
+  /** Calls `fn` after `ms` milliseconds; returns what `clearTimeout` takes. */
   setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancels a timeout `setTimeout` returned. */
   clearTimeout(id: unknown): void;
 }
 

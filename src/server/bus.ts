@@ -34,6 +34,7 @@ export type ChangeHandler = (event: ChangeEvent, delivery?: ChangeDelivery) => v
 
 /** What carries change events between the servers sharing it, each subscriber getting every event once, in one order. */
 export interface ChangeBus {
+  /** Sends a change event to every subscriber on every node sharing the bus, this node's included. */
   publish(event: ChangeEvent): void;
   /** Returns the function that unsubscribes. */
   subscribe(handler: ChangeHandler): () => void;

@@ -16,6 +16,7 @@ export type CacheScope = 'public' | 'private';
 export interface CacheHint {
   /** How long, in milliseconds, a client may take the result as fresh; an integer >= 0. */
   ttlMs: number;
+  /** Who may reuse the result. */
   cacheScope: CacheScope;
 }
 
@@ -29,11 +30,17 @@ export type CacheableResult = 'discover' | 'tools' | 'prompts' | 'resources' | '
  * `resources/read`, which a resource's own `caching` overrides in turn.
  */
 export interface CachingOptions extends Partial<CacheHint> {
+  /** Hints on `server/discover` results. */
   discover?: Partial<CacheHint>;
+  /** Hints on `tools/list` pages. */
   tools?: Partial<CacheHint>;
+  /** Hints on `prompts/list` pages. */
   prompts?: Partial<CacheHint>;
+  /** Hints on `resources/list` pages. */
   resources?: Partial<CacheHint>;
+  /** Hints on `resources/templates/list` pages. */
   resourceTemplates?: Partial<CacheHint>;
+  /** Hints on every `resources/read` (a resource's own `caching` overrides them). */
   read?: Partial<CacheHint>;
 }
 

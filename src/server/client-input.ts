@@ -34,6 +34,7 @@ export type {
  * every attempt. Legacy clients never see it.
  */
 export interface AskOptions {
+  /** The ask's key in a modern input-required result; numbered per method when left out. */
   key?: string;
 }
 
@@ -55,7 +56,7 @@ export interface ClientAsker {
 export class UndeclaredClientCapabilityError extends McpActorsError {
   override readonly name = 'UndeclaredClientCapabilityError';
   readonly code = 'client_capability_undeclared';
-  constructor(readonly method: ClientMethod, readonly required: Record<string, object>) {
+  constructor(/** The request the handler tried to send. */ readonly method: ClientMethod, /** The capability it needs, as the client would declare it. */ readonly required: Record<string, object>) {
     super(`The client did not declare the ${Object.keys(required).join(', ')} capability that ${method} needs`);
   }
 }

@@ -26,18 +26,27 @@ import { ToolInputCompiler } from './tool-arguments.ts';
 
 /** Which change notifications the server offers; all on by default. */
 export interface ServerFeatures {
+  /** Offer `notifications/tools/list_changed`. */
   toolsListChanged?: boolean;
+  /** Offer `notifications/prompts/list_changed`. */
   promptsListChanged?: boolean;
+  /** Offer `notifications/resources/list_changed`. */
   resourcesListChanged?: boolean;
+  /** Offer per-URI `notifications/resources/updated` (legacy `resources/subscribe`, modern listen filters). */
   resourceSubscriptions?: boolean;
 }
 
+/** Options of `createServer`: who the server is, and its limits, bus, features and caching. */
 export interface ServerOptions {
+  /** The server's name in `serverInfo`. */
   name: string;
+  /** The server's version in `serverInfo`. */
   version: string;
+  /** Instructions for the client's model, sent at negotiation. */
   instructions?: string;
   /** Items per page of tools/list, prompts/list and resources/list (default 50). */
   pageSize?: number;
+  /** Overrides parts of DEFAULT_LIMITS. */
   limits?: Partial<ServerLimits>;
   /** Carries change events between nodes; an in-process bus by default. */
   bus?: ChangeBus;
@@ -48,6 +57,7 @@ export interface ServerOptions {
    * and the change is announced anyway.
    */
   onRemoteChange?: RemoteChangeHook;
+  /** Which change notifications to offer; all by default. */
   features?: ServerFeatures;
   /** Caching hints on cacheable modern results; DEFAULT_CACHING by default. */
   caching?: CachingOptions;

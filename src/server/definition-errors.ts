@@ -20,7 +20,7 @@ export class InvalidCachingError extends McpActorsError {
 export class InvalidToolSchemaError extends McpActorsError {
   override readonly name = 'InvalidToolSchemaError';
   readonly code = 'invalid_tool_schema';
-  constructor(readonly tool: string, problem: string, options?: { cause?: unknown }) {
+  constructor(/** The tool being defined. */ readonly tool: string, problem: string, options?: { cause?: unknown }) {
     super(`tool ${tool}: inputSchema does not compile: ${problem}`, options);
   }
 }
@@ -32,7 +32,7 @@ export class InvalidToolSchemaError extends McpActorsError {
 export class InvalidUriTemplateError extends McpActorsError {
   override readonly name = 'InvalidUriTemplateError';
   readonly code = 'invalid_uri_template';
-  constructor(readonly template: string, problem: string) {
+  constructor(/** The template as given. */ readonly template: string, problem: string) {
     super(`resource template ${JSON.stringify(template)}: ${problem}`);
   }
 }
@@ -41,7 +41,7 @@ export class InvalidUriTemplateError extends McpActorsError {
 export class InvalidPromptError extends McpActorsError {
   override readonly name = 'InvalidPromptError';
   readonly code = 'invalid_prompt';
-  constructor(readonly prompt: string, problem: string) {
+  constructor(/** The prompt being defined. */ readonly prompt: string, problem: string) {
     super(`prompt ${prompt}: ${problem}`);
   }
 }

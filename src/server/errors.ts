@@ -8,11 +8,15 @@ import type { Era } from '../../machines/era.ts';
 import { McpActorsError } from '../../machines/errors.ts';
 import { ErrorCode, type JsonRpcErrorObject } from '../protocol/jsonrpc.ts';
 
+/** The root of the errors the server answers with on the wire: a JSON-RPC error code, an HTTP status and optional `data`. A handler that throws one answers with it. */
 export abstract class WireError extends McpActorsError {
+  /** The JSON-RPC error code sent to the client. */
   abstract readonly rpcCode: number;
   /** Status on Streamable HTTP when the error answers the POST directly. */
   readonly httpStatus: number = 200;
+  /** The JSON-RPC error's `data`, when the condition has any. */
   readonly data: unknown = undefined;
+  /** The JSON-RPC error object sent to the client. */
   toJson(): JsonRpcErrorObject {
     return this.data === undefined
       ? { code: this.rpcCode, message: this.message }
@@ -20,6 +24,7 @@ export abstract class WireError extends McpActorsError {
   }
 }
 
+/** A frame that is not JSON (-32700, HTTP 400). */
 export class ParseFailure extends WireError {
   override readonly name = 'ParseFailure';
   readonly code = 'parse_error';
@@ -27,6 +32,7 @@ export class ParseFailure extends WireError {
   override readonly httpStatus = 400;
 }
 
+/** A message that is not a valid JSON-RPC request (-32600, HTTP 400). */
 export class InvalidRequestError extends WireError {
   override readonly name = 'InvalidRequestError';
   readonly code = 'invalid_request';
@@ -34,12 +40,13 @@ export class InvalidRequestError extends WireError {
   override readonly httpStatus = 400;
 }
 
+/** A method the server does not serve (-32601, HTTP 404). */
 export class MethodNotFoundError extends WireError {
   override readonly name = 'MethodNotFoundError';
   readonly code = 'method_not_found';
   readonly rpcCode = ErrorCode.MethodNotFound;
   override readonly httpStatus = 404;
-  constructor(readonly method: string) {
+  constructor(/** The method the client asked for. */ readonly method: string) {
     super(`Method not found: ${method}`);
   }
 }
@@ -59,6 +66,7 @@ export class InvalidEnvelopeError extends WireError {
   override readonly httpStatus = 400;
 }
 
+/** A protocol version the server does not speak; `data` lists the supported ones (HTTP 400). */
 export class UnsupportedVersionError extends WireError {
   override readonly name = 'UnsupportedVersionError';
   readonly code = 'unsupported_version';
@@ -71,6 +79,7 @@ export class UnsupportedVersionError extends WireError {
   }
 }
 
+/** Modern HTTP: an `Mcp-*` header disagrees with the body (missing, stale or different; HTTP 400). */
 export class HeaderMismatchError extends WireError {
   override readonly name = 'HeaderMismatchError';
   readonly code = 'header_mismatch';
@@ -78,6 +87,7 @@ export class HeaderMismatchError extends WireError {
   override readonly httpStatus = 400;
 }
 
+/** Modern era: the request needs a client capability the client did not declare; `data` names it (HTTP 400). */
 export class MissingClientCapabilityError extends WireError {
   override readonly name = 'MissingClientCapabilityError';
   readonly code = 'missing_client_capability';
@@ -142,6 +152,7 @@ export class NotInitializedError extends WireError {
   }
 }
 
+/** Anything else that went wrong, a handler's plain Error included (-32603); the message is sent, never the stack. */
 export class InternalFailure extends WireError {
   override readonly name = 'InternalFailure';
   readonly code = 'internal_error';
@@ -162,7 +173,7 @@ export class InvalidClientAnswerError extends WireError {
   override readonly name = 'InvalidClientAnswerError';
   readonly code = 'invalid_client_answer';
   readonly rpcCode = ErrorCode.InvalidParams;
-  constructor(readonly method: string, problem: string) {
+  constructor(/** The request the client answered. */ readonly method: string, problem: string) {
     super(`Invalid params: the client's answer to ${method} ${problem}`);
   }
 }
@@ -176,7 +187,7 @@ export class InvalidRequestStateError extends WireError {
   readonly code = 'invalid_request_state';
   readonly rpcCode = ErrorCode.InvalidParams;
   override readonly data: { reason: RequestStateProblem };
-  constructor(readonly reason: RequestStateProblem) {
+  constructor(/** Why the `requestState` was refused. */ readonly reason: RequestStateProblem) {
     super(`Invalid params: requestState refused (${reason})`);
     this.data = { reason };
   }
@@ -211,7 +222,7 @@ export class ClientRequestCancelledError extends WireError {
   override readonly name = 'ClientRequestCancelledError';
   readonly code = 'client_request_cancelled';
   readonly rpcCode = ErrorCode.InternalError;
-  constructor(readonly method: string, readonly why: 'request_cancelled' | 'session_ended') {
+  constructor(/** The request to the client that ended unanswered. */ readonly method: string, /** The handler's own request was cancelled, or the session ended. */ readonly why: 'request_cancelled' | 'session_ended') {
     super(`${method} to the client ended unanswered (${why})`);
   }
 }

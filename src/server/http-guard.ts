@@ -16,8 +16,8 @@
  * browsers cannot reach such a server unless their origins are listed.
  * Non-browser clients send no Origin and are unaffected.
  */
-import { isIPv4 } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
+import { isLoopbackHost } from '../protocol/loopback.ts';
 
 /** Who may call an endpoint, as the HTTP options say it (see `HttpHandlerOptions`). */
 export interface OriginOptions {
@@ -45,15 +45,6 @@ export const originPolicy = (options: OriginOptions, loopbackBind: boolean): Ori
   checkHost: loopbackBind && options.allowedHosts !== 'any',
 });
 
-/** A bind address or a URL hostname (brackets allowed) that is loopback. */
-export function isLoopbackAddress(host: string): boolean {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  const lower = bare.toLowerCase();
-  if (lower === 'localhost' || lower === '::1') return true;
-  const v4 = lower.startsWith('::ffff:') ? lower.slice('::ffff:'.length) : lower;
-  return isIPv4(v4) && v4.startsWith('127.');
-}
-
 /** The hostname a Host or Origin names, normalized as URLs do (`127.1` is 127.0.0.1, IPv6 compressed). */
 function hostnameOf(url: string): string | undefined {
   try {
@@ -75,13 +66,13 @@ export function rejectForeignOrigin(headers: IncomingHttpHeaders, policy: Origin
       if (!policy.checkHost) return `Origin ${origin} is not allowed: this server lists no allowedOrigins`;
       const hostname = hostnameOf(origin);
       if (hostname === undefined) return `Origin ${origin} is malformed`;
-      if (!isLoopbackAddress(hostname)) return `Origin ${origin} is not allowed`;
+      if (!isLoopbackHost(hostname)) return `Origin ${origin} is not allowed`;
     }
   }
   if (policy.checkHost) {
     const host = single(headers.host);
     const hostname = host === undefined ? undefined : hostnameOf(`http://${host}`);
-    if (hostname === undefined || (!isLoopbackAddress(hostname) && !policy.allowedHosts.includes(hostname))) {
+    if (hostname === undefined || (!isLoopbackHost(hostname) && !policy.allowedHosts.includes(hostname))) {
       return `Host ${host ?? '(none)'} names neither loopback nor one of allowedHosts`;
     }
   }

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { ServerCore } from './core.ts';
 import { InvalidRequestError } from './errors.ts';
 import { HttpEndpoint } from './http-endpoint.ts';
-import { isLoopbackAddress, originPolicy } from './http-guard.ts';
+import { isLoopbackHost } from '../protocol/loopback.ts';
+import { originPolicy } from './http-guard.ts';
 import { sendJson } from './http-io.ts';
 import { createNodeHandler } from './http-node.ts';
 import { errorFrame } from './outcome.ts';
@@ -47,6 +48,7 @@ export interface HttpListenOptions extends HttpHandlerOptions {
 
 /** A listening HTTP endpoint. */
 export interface HttpServerHandle {
+  /** The port it listens on (the one the system chose, for `port: 0`). */
   readonly port: number;
   /** The MCP endpoint, e.g. http://127.0.0.1:PORT/mcp */
   readonly url: string;
@@ -63,7 +65,7 @@ export const mountedEndpoint = (core: ServerCore, options: HttpHandlerOptions): 
 export function listenHttp(core: ServerCore, options: HttpListenOptions): Promise<HttpServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const endpoint = new HttpEndpoint(core, originPolicy(options, isLoopbackAddress(host)), options.keepAliveMs ?? 15_000);
+  const endpoint = new HttpEndpoint(core, originPolicy(options, isLoopbackHost(host)), options.keepAliveMs ?? 15_000);
   const handler = createNodeHandler(endpoint);
   const server = createHttpServer((req, res) => {
     if ((req.url ?? '/').split('?')[0] !== path) return sendJson(res, 404, errorFrame(null, new InvalidRequestError('Not Found')));

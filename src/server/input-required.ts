@@ -34,7 +34,9 @@ const INPUT_REQUIRED: unique symbol = Symbol.for('mcp-actors/inputRequired') as 
 
 /** What a handler returns to ask the client for input (make it with `inputRequired`). */
 export interface InputRequiredResult {
+  /** Marks the value as made by `inputRequired`, so a tool result with the same fields is never taken for one. */
   readonly [INPUT_REQUIRED]: true;
+  /** What to ask the client, by key. */
   readonly inputRequests: InputRequests;
   /** The handler's own state for its next call (`context.state`); absent keeps the current one. */
   readonly state?: JsonValue;
@@ -44,7 +46,7 @@ export interface InputRequiredResult {
 export class InvalidHandlerStateError extends McpActorsError {
   override readonly name = 'InvalidHandlerStateError';
   readonly code = 'invalid_handler_state';
-  constructor(readonly path: string) {
+  constructor(/** Where in the state the value that is not plain JSON sits. */ readonly path: string) {
     super(`Handler state must be plain JSON; ${path} is not`);
   }
 }

@@ -33,7 +33,7 @@ export const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/re
 export class InputRequiredSignal extends McpActorsError {
   override readonly name = 'InputRequiredSignal';
   readonly code = 'input_required';
-  constructor(readonly key: string) {
+  constructor(/** The key of the ask that needs the client's answer. */ readonly key: string) {
     super(`input required: ${key} (the request is answered with resultType input_required; rethrow this)`);
   }
 }

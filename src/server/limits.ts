@@ -77,27 +77,47 @@
  *   client waits before it reconnects.
  */
 export interface ServerLimits {
+  /** Open listen streams across the server (default 10,000). */
   maxListenStreams: number;
+  /** Open listen streams on one stdio connection (default 64). */
   maxStreamsPerConnection: number;
+  /** `resourceSubscriptions` entries in one listen filter (default 256). */
   maxUrisPerFilter: number;
+  /** Distinct change events waiting for one stream or legacy session (default 1,024). */
   maxPendingPerStream: number;
+  /** UTF-8 bytes of those events (default 64 KiB). */
   maxPendingBytesPerStream: number;
+  /** One stdio line or HTTP POST body (default 4 MiB). */
   maxBodyBytes: number;
+  /** Legacy HTTP sessions (default 1,000). */
   maxSessions: number;
+  /** Idle time after which a legacy HTTP session ends (default ten minutes). */
   sessionIdleMs: number;
+  /** Time a legacy HTTP session has to finish initializing (default 30 s). */
   initializeTimeoutMs: number;
+  /** Queued notifications per connection at which request-scoped writes wait (default 256). */
   outboxHighWater: number;
+  /** Time a graceful listen completion has to flush (default 5 s). */
   finishTimeoutMs: number;
+  /** Time a handler's ask waits for a legacy client's answer (default 60 s). */
   clientRequestTimeoutMs: number;
+  /** Input-required rounds of one request (default 8). */
   maxInputRounds: number;
+  /** Size of a sealed `requestState` (default 64 KiB). */
   maxRequestStateBytes: number;
+  /** How long a `requestState` is accepted after it was issued (default ten minutes). */
   requestStateTtlMs: number;
+  /** Events a legacy HTTP stream keeps for a `Last-Event-ID` reconnect (default 256). */
   replayEvents: number;
+  /** Bytes of those events (default 64 KiB). */
   replayBytes: number;
+  /** How long they are kept (default five minutes). */
   replayAgeMs: number;
+  /** The SSE `retry` a legacy stream opens and closes with (default 1 s). */
   sseRetryMs: number;
 }
 
+/** The limits a server has unless `createServer({ limits })` overrides some. */
 export const DEFAULT_LIMITS: ServerLimits = {
   maxListenStreams: 10_000,
   maxStreamsPerConnection: 64,

@@ -24,8 +24,22 @@ import type { SlowConsumer } from '../../machines/listen-stream.machine.ts';
 
 /** Where an outbox writes: the part of a Node Writable it uses. */
 export interface FrameSink {
-  write(chunk: string): boolean;
+  /** `done` runs once the chunk left the sink's own buffer (handed to the OS), or failed. */
+  write(chunk: string, done?: (error?: Error | null) => void): boolean;
   once(event: 'drain', listener: () => void): unknown;
+  /** Characters (bytes) written but still in the sink's own buffer; a paced outbox needs it. */
+  readonly writableLength?: number;
+}
+
+/**
+ * How a paced outbox writes (stdio): slices of at most `sliceChars`, the next
+ * one only once the last has left the sink's buffer. What the OS will not
+ * take yet then waits in the outbox, where an answer can still overtake it,
+ * instead of in the sink's buffer (up to its 16 KiB high-water mark and past
+ * it), where nothing can.
+ */
+export interface Pacing {
+  sliceChars: number;
 }
 
 interface Entry {
@@ -55,6 +69,8 @@ export class Outbox {
   private blocked = false;
   private closed = false;
   private high = false;
+  /** Paced writes so far: only the last one's completion unblocks (an earlier one's comes a tick late). */
+  private slices = 0;
   private roomWaiters: (() => void)[] = [];
   private flushWaiters: (() => void)[] = [];
 
@@ -70,6 +86,7 @@ export class Outbox {
      * so only many producers at once get there).
      */
     private readonly onPressure?: (high: boolean) => void,
+    private readonly pacing?: Pacing,
   ) {}
 
   /** Notifications waiting. */
@@ -155,25 +172,51 @@ export class Outbox {
   private pump(): void {
     const sink = this.sink;
     if (!sink || this.blocked || this.closed) return;
-    let chunk = '';
-    while (chunk.length < BATCH_CHARS) {
-      const json = this.answers.length > 0 && this.answers[0]!.after <= this.taken ? this.answers.shift()!.json : this.takeNotification();
-      if (json === undefined) break;
-      chunk += this.frame(json);
+    // Paced: slices while the OS takes them whole, up to a batch per turn; unpaced: one batch.
+    const slice = this.pacing?.sliceChars ?? BATCH_CHARS;
+    for (let turn = 0; turn < BATCH_CHARS && !this.blocked; ) {
+      const chunk = this.take(slice);
+      if (chunk === '') break;
+      turn += chunk.length;
+      this.write(sink, chunk);
     }
     if (this.head === this.entries.length) {
       this.entries = [];
       this.head = 0;
     }
-    if (chunk !== '' && !sink.write(chunk)) {
+    this.schedule();
+    this.settle();
+  }
+
+  /** Frames joined up to `limit` characters (past it by one frame at most), answers first. */
+  private take(limit: number): string {
+    let chunk = '';
+    while (chunk.length < limit) {
+      const json = this.answers.length > 0 && this.answers[0]!.after <= this.taken ? this.answers.shift()!.json : this.takeNotification();
+      if (json === undefined) break;
+      chunk += this.frame(json);
+    }
+    return chunk;
+  }
+
+  private write(sink: FrameSink, chunk: string): void {
+    const paced = this.pacing !== undefined;
+    const slice = ++this.slices;
+    const room = paced ? sink.write(chunk, () => slice === this.slices && this.unblock()) : sink.write(chunk);
+    if (!room) {
       this.blocked = true;
       sink.once('drain', () => {
-        if (this.sink !== sink) return; // retargeted meanwhile
-        this.blocked = false;
-        this.schedule();
-        this.settle();
+        if (this.sink === sink) this.unblock(); // else retargeted meanwhile
       });
+    } else if (paced && (sink.writableLength ?? 0) > 0) {
+      // The OS did not take the whole slice: the next waits for this one to leave the sink's buffer.
+      this.blocked = true;
     }
+  }
+
+  private unblock(): void {
+    if (!this.blocked) return;
+    this.blocked = false;
     this.schedule();
     this.settle();
   }

@@ -16,19 +16,27 @@ import type { CompleteCallback } from './completions.ts';
 
 /** A tool as listed; `Schema` is the literal type of `inputSchema`, from which the handler's arguments are typed. */
 export interface ToolDefinition<Schema extends JsonObject = JsonObject> {
+  /** A human-readable name for user interfaces. */
   title?: string;
+  /** What the tool does, for the model to read. */
   description: string;
   /** JSON Schema (2020-12 unless `$schema` says otherwise) the arguments are checked against before the handler runs. */
   inputSchema: Schema;
+  /** JSON Schema of `structuredContent` in the tool's results, listed for clients. */
   outputSchema?: JsonObject;
+  /** Behaviour hints (`readOnlyHint`, `destructiveHint`…), listed as given. */
   annotations?: JsonObject;
   /** Client capabilities the tool needs, e.g. `{ sampling: {} }`; calls without them get -32021. */
   requiresClientCapabilities?: Record<string, object>;
 }
 
+/** What a tool handler returns: content blocks, and optionally structured content or a tool error. */
 export interface ToolResult {
+  /** What the tool produced, as content blocks. */
   content: JsonObject[];
+  /** A JSON result fitting the tool's `outputSchema`. */
   structuredContent?: JsonObject;
+  /** The tool failed; `content` says how, for the model to read. */
   isError?: boolean;
   [key: string]: unknown;
 }
@@ -42,22 +50,33 @@ export type ToolHandler<Args extends object = Record<string, unknown>> = (
   context: RequestContext,
 ) => ToolResult | InputRequiredResult | Promise<ToolResult | InputRequiredResult>;
 
+/** One argument a prompt takes, as listed, with an optional completion callback. */
 export interface PromptArgument {
+  /** The argument's name, the key in `prompts/get` arguments. */
   name: string;
+  /** What the argument is for. */
   description?: string;
+  /** Whether `prompts/get` must give it (checked before the handler runs). */
   required?: boolean;
   /** Suggests values for this argument (`completion/complete` with `ref/prompt`); not listed. */
   complete?: CompleteCallback;
 }
 
+/** A prompt as listed. */
 export interface PromptDefinition {
+  /** A human-readable name for user interfaces. */
   title?: string;
+  /** What the prompt is for. */
   description?: string;
+  /** The arguments it takes. */
   arguments?: PromptArgument[];
 }
 
+/** What a prompt handler returns: the prompt's messages. */
 export interface PromptResult {
+  /** A description of the prompt as filled in. */
   description?: string;
+  /** The messages, arguments filled in. */
   messages: JsonObject[];
   [key: string]: unknown;
 }
@@ -68,19 +87,29 @@ export type PromptHandler = (
   context: RequestContext,
 ) => PromptResult | InputRequiredResult | Promise<PromptResult | InputRequiredResult>;
 
+/** A resource as listed, with its caching hints. */
 export interface ResourceDefinition {
+  /** A name for the resource. */
   name: string;
+  /** A human-readable name for user interfaces. */
   title?: string;
+  /** What the resource holds. */
   description?: string;
+  /** The MIME type of its contents, when known. */
   mimeType?: string;
   /** This resource's own `resources/read` caching hints (modern era), over the server's `caching.read`; not listed. */
   caching?: Partial<CacheHint>;
 }
 
+/** What a resource reader returns: text or base64 contents for one URI. */
 export interface ResourceContents {
+  /** The URI the contents are of. */
   uri: string;
+  /** The MIME type of the contents, when known. */
   mimeType?: string;
+  /** The contents as text. */
   text?: string;
+  /** The contents, base64-encoded (instead of `text`). */
   blob?: string;
 }
 

@@ -19,6 +19,7 @@ import { clientInput, type ClientAsker, type ClientInput } from './client-input.
 import { callUntilAnswered, checkJson, type HandlerCall, type InputSteps, type JsonValue } from './input-required.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+/** A log message's severity, as `notifications/message` orders them (RFC 5424). */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const isLogLevel = (value: unknown): value is LogLevel =>
@@ -40,12 +41,17 @@ export const isLogLevel = (value: unknown): value is LogLevel =>
  * `state` (input-required.ts).
  */
 export interface RequestContext extends ClientInput {
+  /** The era of the client that sent the request. */
   readonly era: Era;
+  /** The request's JSON-RPC id. */
   readonly requestId: RequestId;
   /** Aborted when the client cancels the request or its connection goes away. */
   readonly signal: AbortSignal;
+  /** The capabilities the client declared (legacy: at `initialize`; modern: in this request's envelope). */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** Sends `notifications/progress` for this request, to its caller only; does nothing when the caller sent no progress token. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends a `notifications/message` log entry for this request, to its caller only. */
   log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
   /**
    * Modern era: the input-required rounds this request went through (0 on the

@@ -17,11 +17,15 @@ import { UriTemplate } from './uri-template.ts';
 
 /** What `resources/templates/list` shows of a template, plus its caching hints and completions. */
 export interface ResourceTemplateDefinition {
+  /** A name for the resources the template names. */
   name: string;
+  /** A human-readable name for user interfaces. */
   title?: string;
+  /** What the resources the template names hold. */
   description?: string;
   /** The MIME type of every resource the template names, when they share one. */
   mimeType?: string;
+  /** Audience, priority and last modification, as `resources/templates/list` shows them. */
   annotations?: JsonObject;
   /** The `resources/read` caching hints (modern era) of URIs read through this template; not listed. */
   caching?: Partial<CacheHint>;

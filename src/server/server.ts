@@ -24,7 +24,9 @@ import { checkPromptCompletions } from './completions.ts';
 import { bindResourceTemplate, type ResourceTemplateDefinition, type ResourceTemplateReader } from './resource-templates.ts';
 import { StdioConnection, type StdioConnectionHandle, type StdioOptions } from './stdio.ts';
 
+/** An MCP server for both eras (what `createServer` returns): define tools, prompts and resources, announce their changes, and serve them over stdio or Streamable HTTP. */
 export interface McpServer {
+  /** The server's name, as `serverInfo` gives it. */
   readonly name: string;
   /**
    * Compiles `definition.inputSchema` once (JSON Schema 2020-12 by default); calls whose arguments do not fit get
@@ -37,12 +39,15 @@ export interface McpServer {
    * InvalidToolSchemaError, registering nothing, when the schema does not compile.
    */
   defineTool<const Schema extends JsonObject>(name: string, definition: ToolDefinition<Schema>, handler: ToolHandler<ToolArguments<Schema>>): void;
+  /** Removes a tool; false if there was none of that name. Announce it with notifyToolsListChanged. */
   removeTool(name: string): boolean;
   /** Throws InvalidPromptError, registering nothing, when an argument's `complete` is not a function. */
   definePrompt(name: string, definition: PromptDefinition, handler: PromptHandler): void;
+  /** Removes a prompt; false if there was none of that name. Announce it with notifyPromptsListChanged. */
   removePrompt(name: string): boolean;
   /** Throws InvalidCachingError (registering nothing) when `definition.caching` is malformed. */
   defineResource(uri: string, definition: ResourceDefinition, read: ResourceReader): void;
+  /** Removes a resource; false if there was none at that URI. Announce it with notifyResourcesListChanged. */
   removeResource(uri: string): boolean;
   /**
    * An RFC 6570 (level 1–3) resource template, listed by `resources/templates/list`; a `resources/read` of a URI
@@ -55,7 +60,9 @@ export interface McpServer {
   removeResourceTemplate(uriTemplate: string): boolean;
   /** Legacy: every initialized session. Modern: every listen stream that asked for tools. */
   notifyToolsListChanged(): void;
+  /** Legacy: every initialized session. Modern: every listen stream that asked for prompts. */
   notifyPromptsListChanged(): void;
+  /** Legacy: every initialized session. Modern: every listen stream that asked for resources. */
   notifyResourcesListChanged(): void;
   /** Legacy sessions subscribed to `uri`, and listen streams whose honored filter names it. */
   notifyResourceUpdated(uri: string): void;

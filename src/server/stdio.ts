@@ -30,14 +30,25 @@ import { Outbox } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
 import { requestKey } from './json-values.ts';
 
+/**
+ * Small slices, one at a time: what the pipe will not take waits in the
+ * outbox, where an answer overtakes it, not in stdout's buffer.
+ */
+const STDIO_PACING = { sliceChars: 4 * 1024 };
+
+/** Options of `serveStdio`: the streams to serve on. */
 export interface StdioOptions {
+  /** Where requests come from (default: `process.stdin`). */
   stdin?: Readable;
+  /** Where answers and notifications go (default: `process.stdout`). */
   stdout?: Writable;
 }
 
+/** One connection served over stdio: when it ended, and how to end it. */
 export interface StdioConnectionHandle {
   /** Resolves when the input ended or the connection was closed. */
   readonly closed: Promise<void>;
+  /** Ends the connection: its listen streams complete and its session ends. */
   close(): Promise<void>;
   /** `close()`, for `await using connection = server.serveStdio(…)`. */
   [Symbol.asyncDispose](): Promise<void>;
@@ -71,10 +82,16 @@ export class StdioConnection implements StdioConnectionHandle {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    this.outbox = new Outbox(this.stdout, (json) => `${json}\n`, core.limits.outboxHighWater, (high) => {
-      if (high) this.input.hold();
-      else this.input.release();
-    });
+    this.outbox = new Outbox(
+      this.stdout,
+      (json) => `${json}\n`,
+      core.limits.outboxHighWater,
+      (high) => {
+        if (high) this.input.hold();
+        else this.input.release();
+      },
+      STDIO_PACING,
+    );
     this.reader = new LineReader(core.limits.maxBodyBytes, (event) => this.onLine(event));
     this.input = new InputGate(this.stdin, core.limits.maxBodyBytes, (chunk) => this.reader.push(chunk));
     this.stdin.on('end', this.onEnd);

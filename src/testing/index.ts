@@ -13,6 +13,7 @@ import { connectionOf } from '../client/connection-of.ts';
 import { subscriptionActorOf, type ListenStream, type SubscriptionActor } from '../client/subscription.ts';
 import type { Clock } from '../runtime/actor-options.ts';
 
+/** xstate's simulated clock, a `Clock`: `increment(ms)` runs every delay due meanwhile, so a test never sleeps. */
 export { SimulatedClock } from 'xstate';
 /** The in-memory linked pair (also exported by `mcp-actors`; its other types are there): our client and a server in one process. */
 export { inMemoryTransport, type InMemoryClientTransport, type InMemoryServe } from '../transport/in-memory.ts';

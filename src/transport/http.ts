@@ -60,6 +60,7 @@ import {
   type TransportFactory,
 } from './transport.ts';
 
+/** Options of `httpTransport`: the endpoint, and how requests are made, bounded, resumed and authorized. */
 export interface HttpTransportOptions {
   /** The MCP endpoint; http: or https:. */
   url: string | URL;

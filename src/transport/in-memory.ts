@@ -24,18 +24,22 @@ import { DEFAULT_MAX_FRAME_BYTES, type ClientTransport, type TransportEvents } f
 
 /** The server's end of a link: what it reads from and writes to (`McpServer.serveStdio()` options). */
 export interface InMemoryServerEnd {
+  /** What the server reads: the client's messages, one per line. */
   readonly stdin: Readable;
+  /** Where the server writes its messages, one per line. */
   readonly stdout: Writable;
 }
 
 /** What serving one end may return: a connection whose `closed` settles when the server stopped serving it. */
 export interface InMemoryServedConnection {
+  /** Settles when the server stopped serving the link. */
   readonly closed: Promise<void>;
 }
 
 /** Serves the server end of a fresh link, e.g. `(end) => server.serveStdio(end)`. */
 export type InMemoryServe = (end: InMemoryServerEnd) => InMemoryServedConnection | void;
 
+/** Options of `inMemoryTransport`. */
 export interface InMemoryTransportOptions {
   /** Lines longer than this many UTF-8 bytes are refused (`oversized`), as over stdio. */
   maxFrameBytes?: number;

@@ -30,12 +30,19 @@ export interface SdkWireMessage {
  * declared as methods so SDK transports with narrower parameter types fit.
  */
 export interface SdkTransportLike {
+  /** Opens the transport. */
   start(): Promise<void>;
+  /** Sends one JSON-RPC message. */
   send(message: SdkWireMessage): Promise<void>;
+  /** Closes the transport. */
   close(): Promise<void>;
+  /** Set by the adapter: called with each inbound message. */
   onmessage?(message: unknown, extra?: unknown): void;
+  /** Set by the adapter: called once the transport closed. */
   onclose?(): void;
+  /** Set by the adapter: called on errors that do not close the transport. */
   onerror?(error: Error): void;
+  /** Told the negotiated protocol version, where the transport uses it (HTTP headers). */
   setProtocolVersion?(version: string): void;
 }
 

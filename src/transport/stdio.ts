@@ -28,12 +28,17 @@ export const DEFAULT_KILL_GRACE_MS = 2_000;
 /** After the child exits, how long its stdout may stay open (held by a grandchild) before it is cut. */
 const EXIT_DRAIN_MS = 500;
 
+/** Options of `stdioTransport`: the server command, and how its process is run and stopped. */
 export interface StdioTransportOptions {
+  /** The server's executable, looked up on `PATH` as `child_process.spawn` does. */
   command: string;
+  /** Its arguments. */
   args?: string[];
   /** Added to the parent's environment. */
   env?: Record<string, string>;
+  /** Its working directory (default: this process's). */
   cwd?: string;
+  /** What becomes of the child's stderr: shared with this process (`inherit`, the default), piped (`transport.stderr`, `onStderr`), or dropped. */
   stderr?: 'inherit' | 'pipe' | 'ignore';
   /** With `stderr: 'pipe'`: each chunk of the child's stderr, decoded as UTF-8. */
   onStderr?: (text: string) => void;

@@ -18,7 +18,7 @@ import { paramHeaderValue } from './mcp-headers.ts';
 export class InvalidToolHeaderAnnotationError extends McpActorsError {
   override readonly name = 'InvalidToolHeaderAnnotationError';
   readonly code = 'invalid_tool_header_annotation';
-  constructor(readonly tool: string, readonly reason: string) {
+  constructor(/** The tool that was left out. */ readonly tool: string, /** What is wrong with its annotations. */ readonly reason: string) {
     super(`tool ${tool} was left out of tools/list: ${reason}`);
   }
 }

@@ -32,7 +32,9 @@ export interface TransportEvents {
   error(error: Error): void;
 }
 
+/** One connection's channel to a server, as the client drives it: start, send, close; what arrives is reported through TransportEvents. Implement it for a channel the package does not ship. */
 export interface ClientTransport {
+  /** Which transport it is (`stdio`, `http`, `memory`, `custom`), for logs and the inspector. */
   readonly kind: TransportKind;
   /** Opens the channel; rejects with TransportStartError when it cannot. */
   start(events: TransportEvents): Promise<void>;
@@ -46,6 +48,7 @@ export interface ClientTransport {
   abortRequest(id: RequestId): boolean;
   /** The negotiated protocol, for transports whose framing depends on it (HTTP headers, sessions). */
   setProtocol(protocol: { era: Era; version: string }): void;
+  /** Closes the channel; the transport reports nothing afterwards. */
   close(): Promise<void>;
 }
 

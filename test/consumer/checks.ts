@@ -13,6 +13,7 @@ const REQUIRED = [
   'package.json',
   'README.md',
   'LICENSE',
+  'CHANGELOG.md',
   'bin/mcp-actors.js',
   'dist/src/index.js',
   'dist/src/index.d.ts',
@@ -24,7 +25,7 @@ const REQUIRED = [
   'dist/src/testing/index.d.ts',
   'dist/src/demo/demo-server.js',
 ];
-const TOP_LEVEL = new Set(['package.json', 'README.md', 'LICENSE']);
+const TOP_LEVEL = new Set(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
 /** Emitted files only: JavaScript, declarations and their maps. */
 const EMITTED = /\.(js|js\.map|d\.ts|d\.ts\.map)$/;
 

@@ -44,7 +44,7 @@ async function step(name: string, body: () => Promise<string | void>): Promise<b
 }
 
 let tarball = '';
-await step('pack: npm pack holds dist/, README, LICENSE, package.json and nothing of the repository else', async () => {
+await step('pack: npm pack holds dist/, README, LICENSE, CHANGELOG, package.json and nothing of the repository else', async () => {
   const packed = assertSucceeded(await runToEnd('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, timeoutMs: INSTALL_MS }), 'npm pack');
   const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: PackedFile[]; size: number }];
   tarball = join(work, info.filename);

@@ -12,11 +12,11 @@
  * request per list on the wire. Several pages from a real peer are shown
  * the other way round (official-clients.process.test.ts against our server).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
 import { WireRecord } from '../client/recording-transport.ts';
-import { SERVER_PEERS, stopAllServers, type ServerPeer, type Watching } from './server-peers.ts';
+import { SERVER_PEERS, stopAllServers, stopStdioPeers, type ServerPeer, type Watching } from './server-peers.ts';
 
 const PEER_TIMEOUT = 60_000; // server-everything sends its resource updates every 5 s
 const LIST_METHODS = {
@@ -29,7 +29,7 @@ const LIST_METHODS = {
 const clients: McpClient[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.disconnect()));
-  await stopAllServers();
+  stopStdioPeers();
 });
 
 async function connect(peer: ServerPeer): Promise<{ client: McpClient; wire: WireRecord }> {
@@ -56,6 +56,8 @@ function watching(): Watching & { subscriber: ReturnType<typeof inbox>['subscrib
 }
 
 describe.each(SERVER_PEERS.map((peer) => [peer.name, peer.transport, peer] as const))('our client against %s over %s', (_name, _transport, peer) => {
+  // An HTTP peer serves the whole row (server-peers.ts).
+  afterAll(stopAllServers);
   it(`negotiates the ${peer.era} era and lists tools, prompts, resources and templates to the last page`, { timeout: PEER_TIMEOUT }, async () => {
     const { client, wire } = await connect(peer);
     expect(client.era).toBe(peer.era);

@@ -2,8 +2,14 @@
  * The official servers as peers of our client, one row each for the interop
  * matrix (our-client.process.test.ts): which transport and era, how to start it,
  * what it lists, what one read and one call return, and how to make it send
- * list changes and resource updates. Every child process or HTTP fixture
- * started here is stopped by `stopAllServers()`.
+ * list changes and resource updates.
+ *
+ * A stdio peer is a child our client spawns per connection; `stopStdioPeers()`
+ * kills what outlived its client (after each test). An HTTP peer is one
+ * server for all of its row's tests, started by the first `open()`: they
+ * only list, read, call and provoke notifications on sessions of their own,
+ * and starting an official server per test was most of the file's CPU.
+ * `stopAllServers()` (after the row, or the file) stops every one.
  */
 import { expect } from 'vitest';
 import type { McpClient } from '../../src/client/client.ts';
@@ -35,7 +41,7 @@ export interface ServerPeer {
   readonly era: Era;
   /** The era our client is told to ask for: `auto` (probe, then fall back), unless a peer that speaks both is to be met in the legacy one. */
   readonly ask: 'auto' | 'legacy';
-  /** Starts the server (or prepares to spawn it) and gives the transport for `createClient`. */
+  /** Starts the server, or prepares to spawn it (an HTTP peer already running is reused), and gives the transport for `createClient`. */
   open(): Promise<TransportFactory>;
   readonly lists: { tools: unknown; prompts: unknown; resources: unknown; resourceTemplates: unknown };
   readonly read: { uri: string; text: unknown };
@@ -51,14 +57,23 @@ export interface ServerPeer {
 }
 
 const spawned: SpawnedPeer[] = [];
-const httpFixtures: (HttpFixture | EverythingHttp)[] = [];
+/** The running HTTP peers, by the `start` function that made each. */
+const httpFixtures = new Map<() => Promise<HttpFixture | EverythingHttp>, Promise<HttpFixture | EverythingHttp>>();
 
-/** Kills every server started here (stdio children that outlived their client included). */
-export async function stopAllServers(): Promise<void> {
+/** Kills the stdio children that outlived their client. */
+export function stopStdioPeers(): void {
   for (const transport of spawned.splice(0).flatMap((peer) => peer.transports)) {
     if (transport.pid !== undefined && transport.exitStatus === undefined) process.kill(transport.pid, 'SIGKILL');
   }
-  await Promise.all(httpFixtures.splice(0).map((fixture) => fixture.stop()));
+}
+
+/** Kills every server started here: stdio children and HTTP peers; resolves once the HTTP peers exited. */
+export async function stopAllServers(): Promise<void> {
+  stopStdioPeers();
+  const running = [...httpFixtures.values()];
+  httpFixtures.clear();
+  // A peer that failed to start has nothing to stop; its test already failed with why.
+  await Promise.all(running.map((started) => started.then((fixture) => fixture.stop(), () => undefined)));
 }
 
 const stdio = (spawn: () => SpawnedPeer) => async () => {
@@ -68,8 +83,8 @@ const stdio = (spawn: () => SpawnedPeer) => async () => {
 };
 
 const http = (start: () => Promise<HttpFixture | EverythingHttp>) => async () => {
-  const fixture = await start();
-  httpFixtures.push(fixture);
+  if (!httpFixtures.has(start)) httpFixtures.set(start, start());
+  const fixture = await httpFixtures.get(start)!;
   return httpTransport({ url: fixture.url });
 };
 

@@ -23,8 +23,12 @@ export class RawStdioPeer {
   private partial = '';
   private waiters: { match: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
 
-  constructor(args: string[] = []) {
-    this.child = spawn(process.execPath, [fixtureBundle(STDIO_FIXTURE), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  /** `launch`: Node flags before the fixture (e.g. a preloaded module) and extra environment. */
+  constructor(args: string[] = [], launch: { nodeArgs?: string[]; env?: Record<string, string> } = {}) {
+    this.child = spawn(process.execPath, [...(launch.nodeArgs ?? []), fixtureBundle(STDIO_FIXTURE), ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      ...(launch.env ? { env: { ...process.env, ...launch.env } } : {}),
+    });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.onChunk(chunk));
   }

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/jsonrpc.ts';
 import { DEFAULT_LIMITS } from '../../src/server/limits.ts';
-import { modernMeta, RawStdioPeer } from './raw-stdio-peer.ts';
+import { modernMeta, RawStdioPeer, type Message } from './raw-stdio-peer.ts';
 
 let peer: RawStdioPeer | undefined;
 afterEach(() => peer?.kill());
@@ -105,14 +105,17 @@ describe('bad input over stdio', () => {
     for (const answer of answers) {
       expect(answer.error).toEqual({ code: -32000, message: 'Limit reached: maxStreamsPerConnection (64)', data: { limit: 'maxStreamsPerConnection', max: 64 } });
     }
-    const acks = p.received.filter((message) => message.method === 'notifications/subscriptions/acknowledged');
-    expect(acks).toHaveLength(64);
+    // Answers go ahead of queued notifications, so the refusals may arrive before the last acknowledgments.
+    const streamId = (message: Message) => (message.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/subscriptionId'];
+    await Promise.all(Array.from({ length: 64 }, (_, i) => p.next((message) => message.method === 'notifications/subscriptions/acknowledged' && streamId(message) === i + 1)));
     p.request(71, 'tools/call', { name: 'emit', arguments: { kind: 'tools' } });
     await p.response(71);
     // Every one of the 64 open streams gets the event, tagged with its own id.
     const tagged = await Promise.all(Array.from({ length: 64 }, (_, i) => p.next((message) =>
       message.method === 'notifications/tools/list_changed' && (message.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'] === i + 1)));
     expect(tagged).toHaveLength(64);
+    // The events follow every acknowledgment: by now the refused requests would have had theirs.
+    expect(p.received.filter((message) => message.method === 'notifications/subscriptions/acknowledged')).toHaveLength(64);
   });
 
   it('refuses requests before initialize, and a second initialize', async () => {

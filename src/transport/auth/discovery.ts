@@ -8,6 +8,7 @@
  * `/register` where it publishes no metadata either.
  */
 import * as oauth from 'oauth4webapi';
+import { isOAuthLoopbackHostname } from '../../protocol/loopback.ts';
 import type { BearerChallenge } from './challenge.ts';
 import { AuthError } from './errors.ts';
 
@@ -30,12 +31,10 @@ export interface Discovered {
 /** The fetch all discovery and OAuth requests go through (the transport's). */
 export type Fetch = typeof fetch;
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /** oauth4webapi request options: our fetch, and plain http only to a loopback host (local development and tests). */
 export function requestOptions(url: string | URL | undefined, fetcher: Fetch): { [oauth.customFetch]: Fetch; [oauth.allowInsecureRequests]: boolean } {
   const parsed = url === undefined ? undefined : new URL(url);
-  return { [oauth.customFetch]: fetcher, [oauth.allowInsecureRequests]: parsed?.protocol === 'http:' && LOOPBACK.has(parsed.hostname) };
+  return { [oauth.customFetch]: fetcher, [oauth.allowInsecureRequests]: parsed?.protocol === 'http:' && isOAuthLoopbackHostname(parsed.hostname) };
 }
 
 /** Discovers the resource and authorization server of `server`, preferring what a 401 challenge pointed at. */
