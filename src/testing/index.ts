@@ -6,7 +6,7 @@
  * pair, and read-only access to the actors a client keeps private (for
  * assertions on their state).
  */
-import type { AnyActorRef } from 'xstate';
+import { SimulatedClock as XstateSimulatedClock, type AnyActorRef } from 'xstate';
 import { createChangeCache, type CacheTestSeams, type ChangeCacheHandle, type ChangeCacheOptions } from '../cache/change-cache.ts';
 import { McpClient, type ClientOptions } from '../client/client.ts';
 import { connectionOf } from '../client/connection-of.ts';
@@ -14,7 +14,7 @@ import { subscriptionActorOf, type ListenStream, type SubscriptionActor } from '
 import type { Clock } from '../runtime/actor-options.ts';
 
 /** xstate's simulated clock, a `Clock`: `increment(ms)` runs every delay due meanwhile, so a test never sleeps. */
-export { SimulatedClock } from 'xstate';
+export class SimulatedClock extends XstateSimulatedClock {}
 /** The in-memory linked pair (also exported by `mcp-actors`; its other types are there): our client and a server in one process. */
 export { inMemoryTransport, type InMemoryClientTransport, type InMemoryServe } from '../transport/in-memory.ts';
 export type { Clock } from '../runtime/actor-options.ts';
