@@ -8,115 +8,46 @@
  * with no answer is the stream alone when the peer answers a probe (or stays
  * silent past the probe timeout), and a lost transport when the probe fails.
  *
- * Lifecycle facts other actors depend on are emitted (`connection.ready`,
- * `connection.lost`, `connection.reconnecting`, `connection.era_changed`,
- * `connection.closed`), so listeners, streams and the cache react to one
- * source of truth.
+ * It owns the actors built on it (DESIGN.md): listen streams, legacy
+ * listeners, the URI worker and the cache's stream are its children,
+ * registered in its actor system (connection-children.ts). Each lifecycle fact (`connection.ready`,
+ * `connection.lost`, `connection.era_changed`, `connection.closed`) is
+ * announced once by the action of the transition that makes it true: emitted
+ * to whoever watches the connection, then sent (`sendTo`) to every child, so
+ * one machine is the source of truth and nothing in src/ forwards it
+ * (issue 15, rule 3). `connection.reconnecting` and `connection.failed` are
+ * for watchers only.
  */
-import { assign, cancel, emit, enqueueActions, fromCallback, raise, setup, spawnChild, stopChild } from 'xstate';
+import { assign, cancel, emit, enqueueActions, fromCallback, raise, setup, spawnChild, stopChild, type AnyActorRef } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
-import type { Era } from './era.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
-import type { RequestId } from './request-id.ts';
+import { audience } from './connection-children.ts';
+import type { ConnectionContext, ConnectionEmitted, ConnectionEvent, ConnectionInput, ConnectionLifecycleEvent, StreamVerdict } from './connection-lifecycle.ts';
 import { negotiationMachine, type Negotiated, type NegotiationOutput, type NegotiationSettings } from './negotiation.machine.ts';
 
 export { backoffDelay, type Backoff, type Negotiated, type NegotiationSettings };
+export * from './connection-lifecycle.ts';
+export { audience, memberId, URI_WORKER_ID } from './connection-children.ts';
 
 /** Documented defaults: 5 attempts, 250 ms doubling, capped at 10 s. */
 export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
 
+/** What `enqueueActions` hands its callback: enough of it to emit and to send. */
+interface Enqueue {
+  emit(event: ConnectionEmitted): void;
+  sendTo(to: AnyActorRef, event: ConnectionLifecycleEvent): void;
+}
+
 /**
- * What a failed first connect does: `fail` reports `connection.failed` at once
- * (a service learns of a wrong address immediately); `retry` retries with the
- * reconnect backoff and reports `connection.failed` only when its attempts are
- * spent (a watcher started before its server).
+ * A lifecycle fact, told once to whoever watches the connection (emitted,
+ * with `extra` for them alone) and then to each child, in the order
+ * connection-children.ts gives: the watchers first, so the connection's
+ * owner knows it is ready before a child acts on it.
  */
-export type FirstConnectPolicy = 'fail' | 'retry';
-
-export interface ConnectionInput {
-  /** `false` disables reconnection: a lost transport closes the connection. */
-  backoff: Backoff | false;
-  /** Default `fail`; `retry` needs `backoff`. */
-  firstConnect?: FirstConnectPolicy;
-  /** A number in [0, 1) for jitter; injected so tests are deterministic. */
-  random: () => number;
-  /** The era preference and the timeouts every negotiation uses (machines/negotiation.machine.ts). */
-  negotiation: NegotiationSettings;
+function announce(enqueue: Enqueue, system: { getAll(): Record<string, AnyActorRef> }, event: ConnectionLifecycleEvent, extra?: { negotiated: Negotiated }): void {
+  enqueue.emit({ ...event, ...extra } as ConnectionEmitted);
+  for (const child of audience(system.getAll(), event.type)) enqueue.sendTo(child, event);
 }
-
-export interface ConnectionContext {
-  backoff: Backoff | false;
-  firstConnect: FirstConnectPolicy;
-  random: () => number;
-  negotiation: NegotiationSettings;
-  /** What the open transport said: whether a legacy server on it may leave the probe unanswered. */
-  silenceMayMeanLegacy: boolean;
-  /** Connection attempts since the transport was last lost (0 while connected). */
-  attempt: number;
-  nextDelayMs: number;
-  /** Successful negotiations so far; 0 until the first. */
-  generation: number;
-  negotiated: Negotiated | undefined;
-  /** Why the last attempt or the transport failed. */
-  lastCause: unknown;
-  closedReason: ConnectionClosedReason | undefined;
-  /** Listen streams that ended unanswered while ready, awaiting the liveness verdict (non-empty while a probe runs). */
-  endedUnanswered: EndedUnanswered[];
-}
-
-/** A listen stream that ended with no answer, and how it ended. */
-export interface EndedUnanswered {
-  id: RequestId;
-  cause: unknown;
-}
-
-export type TransportNotice =
-  /** `silenceMayMeanLegacy`: a legacy server on this transport may ignore the probe (stdio); HTTP answers every POST. */
-  | { type: 'transport.opened'; silenceMayMeanLegacy: boolean }
-  | { type: 'transport.failed'; cause: unknown };
-
-/** What src/ reports for the liveness verdict: a stream's unanswered end, and what the probe of the peer showed. */
-export type LivenessNotice =
-  | ({ type: 'listen.ended_unanswered' } & EndedUnanswered)
-  /** The peer answered the probe (a result or an error response): it is there. */
-  | { type: 'probe.answered' }
-  /** The probe could not be answered: the transport failed under it. */
-  | { type: 'probe.failed'; cause: unknown };
-
-export type ConnectionEvent =
-  | { type: 'connect' }
-  | { type: 'disconnect' }
-  | { type: 'shutdown'; cause: unknown }
-  | TransportNotice
-  | LivenessNotice
-  /** Raised by the machine itself, on its clock, when the probe has gone unanswered for the probe timeout. */
-  | { type: 'probe.timed_out' };
-
-/** The lifecycle facts the actors built on a connection (streams, listeners, the cache) react to. */
-export type ConnectionLifecycleEvent =
-  /** Negotiated (first time or after a reconnect); `generation` grows by one per successful negotiation. */
-  | { type: 'connection.ready'; era: Era; generation: number }
-  /** The transport dropped; the connection is reconnecting. */
-  | { type: 'connection.lost'; cause: unknown }
-  /** A reconnect negotiated the other era. Sent before the matching `connection.ready`. */
-  | { type: 'connection.era_changed'; from: Era; to: Era }
-  /** The connection ended for good. */
-  | { type: 'connection.closed'; reason: ConnectionClosedReason };
-
-const LIFECYCLE_TYPES: ReadonlySet<string> = new Set(['connection.ready', 'connection.lost', 'connection.era_changed', 'connection.closed']);
-
-export const isLifecycleEvent = <E extends { type: string }>(event: E): event is E & ConnectionLifecycleEvent =>
-  LIFECYCLE_TYPES.has(event.type);
-
-/** Everything the connection emits: the lifecycle facts plus what only its owner and users see. */
-export type ConnectionEmitted =
-  | (Extract<ConnectionLifecycleEvent, { type: 'connection.ready' }> & { negotiated: Negotiated })
-  | Exclude<ConnectionLifecycleEvent, { type: 'connection.ready' }>
-  | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
-  | { type: 'connection.failed'; cause: unknown };
-
-/** The liveness verdict for one stream, for the connection's owner only: it ended alone, and the transport stays. */
-export type StreamVerdict = { type: 'listen.ended_alone' } & EndedUnanswered;
 
 /** The negotiation's outcome, from its done event; anything else counts as a failure without a cause. */
 function outcomeOf(event: { type: string }): NegotiationOutput {
@@ -177,21 +108,16 @@ export const connectionMachine = setup({
       generation: ({ context }) => context.generation + 1,
       attempt: 0,
     }),
-    announceEraChange: emit(({ context, event }) => {
+    announceEraChange: enqueueActions(({ context, event, enqueue, system }) => {
       const outcome = outcomeOf(event);
-      return {
-        type: 'connection.era_changed' as const,
-        from: context.negotiated!.era,
-        to: outcome.type === 'negotiated' ? outcome.negotiated.era : context.negotiated!.era,
-      };
+      const to = outcome.type === 'negotiated' ? outcome.negotiated.era : context.negotiated!.era;
+      announce(enqueue, system, { type: 'connection.era_changed', from: context.negotiated!.era, to });
     }),
-    announceReady: emit(({ context }) => ({
-      type: 'connection.ready' as const,
-      era: context.negotiated!.era,
-      generation: context.generation,
-      negotiated: context.negotiated!,
-    })),
-    announceLost: emit(({ context }) => ({ type: 'connection.lost' as const, cause: context.lastCause })),
+    announceReady: enqueueActions(({ context, enqueue, system }) => {
+      const { era } = context.negotiated!;
+      announce(enqueue, system, { type: 'connection.ready', era, generation: context.generation }, { negotiated: context.negotiated! });
+    }),
+    announceLost: enqueueActions(({ context, enqueue, system }) => announce(enqueue, system, { type: 'connection.lost', cause: context.lastCause })),
     announceFailed: emit(({ context }) => ({ type: 'connection.failed' as const, cause: context.lastCause })),
     // Only reached with reconnection on: `offline` closes first when it is off.
     planAttempt: assign(({ context }) => {
@@ -225,7 +151,7 @@ export const connectionMachine = setup({
       enqueue.assign({ endedUnanswered: [] });
     }),
     forgetEnded: assign({ endedUnanswered: [] }),
-    announceClosed: emit(({ context }) => ({ type: 'connection.closed' as const, reason: context.closedReason! })),
+    announceClosed: enqueueActions(({ context, enqueue, system }) => announce(enqueue, system, { type: 'connection.closed', reason: context.closedReason! })),
   },
 }).createMachine({
   id: 'connection',

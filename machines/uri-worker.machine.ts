@@ -18,7 +18,8 @@
  *
  * The wire itself is the invoked `wire` actor, provided by src/client.
  */
-import { enqueueActions, fromPromise, setup } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup } from 'xstate';
+import type { ClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
 
 export interface WireOp {
@@ -48,6 +49,8 @@ export interface UriWorkerContext {
   inFlight: WireOp | undefined;
   /** The connection generation the held subscriptions belong to; undefined before the first. */
   generation: number | undefined;
+  /** Why its connection closed (its output); undefined while open or when its owner closed it. */
+  closedReason?: ClosedReason;
 }
 
 export interface UriWorkerInput {
@@ -64,7 +67,9 @@ export type UriWorkerEvent =
   | { type: 'connection.ready'; era: Era; generation: number }
   | { type: 'connection.era_changed'; to: Era }
   /** The owner closes the worker (the same `close` as a stream's and a listener's). */
-  | { type: 'close' };
+  | { type: 'close' }
+  /** The connection that owns the worker ended for good; the reason is the worker's output. */
+  | { type: 'connection.closed'; reason: ClosedReason };
 
 export type UriWorkerEmitted =
   | { type: 'acquire.done'; listenerId: string }
@@ -250,6 +255,7 @@ export const uriWorkerMachine = setup({
     events: {} as UriWorkerEvent,
     input: {} as UriWorkerInput,
     emitted: {} as UriWorkerEmitted,
+    output: {} as ClosedReason,
   },
   actors: {
     /** Sends one request; resolves on success, rejects with the cause. Provided by src/client. */
@@ -290,6 +296,7 @@ export const uriWorkerMachine = setup({
   on: {
     'connection.era_changed': { guard: 'toModern', target: '.paused', actions: 'forgetAll' },
     close: '.closed',
+    'connection.closed': { target: '.closed', actions: assign({ closedReason: ({ event }) => event.reason }) },
   },
   states: {
     starting: { always: [{ guard: 'startsReady', target: 'idle' }, { target: 'paused' }] },
@@ -328,4 +335,6 @@ export const uriWorkerMachine = setup({
     },
     closed: { type: 'final' },
   },
+  // Closed by its owner rather than its connection: `local`.
+  output: ({ context }) => context.closedReason ?? { type: 'local' },
 });

@@ -9,6 +9,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import type { CacheMachineEvent, CacheNegotiation, CacheStreamCommand, ListenInput, NegotiationInput } from '../../machines/cache.machine.ts';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
 import type { McpClient } from '../client/client.ts';
+import { connectionOf } from '../client/connection-of.ts';
 import type { ListenerRef } from '../client/listeners.ts';
 import type { SubscriberMessage } from '../client/messages.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
@@ -43,7 +44,7 @@ export interface CacheIoOptions {
 }
 
 const currentNegotiation = (client: McpClient): CacheNegotiation | undefined =>
-  client.connection.ready && client.era !== undefined
+  connectionOf(client).ready && client.era !== undefined
     ? { era: client.era, capabilities: client.serverCapabilities ?? {} }
     : undefined;
 
@@ -107,8 +108,8 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
     let release = () => {};
     if (input.era === 'modern') {
       try {
-        // Not through client.listen: the cache, not the client, tells this stream the connection's lifecycle (below).
-        stream = createListenStream(client.connection, input.filter, subscriber, options.inspect ? { inspect: options.inspect } : {});
+        // Opened on the connection, which owns it as it owns every stream: the connection machine tells it the lifecycle.
+        stream = createListenStream(connectionOf(client), input.filter, subscriber);
       } catch (cause) {
         send({ type: 'stream.closed_unexpectedly', cause });
         return () => {
@@ -122,12 +123,12 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
         () => {}, // `closed` reports why
       );
       void opened.closed.then(ended);
-      receive((command) => {
-        if (command.type === 'stream.pause') opened.handleLifecycle({ type: 'connection.lost', cause: command.cause });
-        else opened.handleLifecycle({ type: 'connection.ready', era: command.era, generation: command.generation });
-      });
+      // The cache machine's `stream.pause` / `stream.resume` say what the stream does meanwhile; the connection, its
+      // owner, already makes it so (connection.lost pauses it, connection.ready re-listens). A stream whose filter is
+      // out of date never re-listens: the cache hears connection.ready before the stream does and closes it first.
+      receive(() => {});
     } else {
-      // A legacy listener hears the connection's lifecycle from the client's listener registry; the commands are not needed.
+      // A legacy listener hears the connection's lifecycle from the connection too.
       client.subscribeNotifications(input.filter, subscriber).then(
         (ref: ListenerRef) => {
           // A listener removed while the connection is down has nothing left to release on the server.

@@ -42,11 +42,15 @@ export interface ChangeCacheOptions {
   negotiationTimeoutMs?: number;
   /** Default for reads that give no timeout. */
   readTimeoutMs?: number;
-  /** For tests: jitter of the recovery backoff, a number in [0, 1] (1: none). */
-  random?: () => number;
-  /** Passed to the cache actor and its stream; defaults to the client's own `inspect`. */
+  /** Passed to the cache actor; defaults to the client's own `inspect` (its stream is the connection's child, seen there). */
   inspect?: Inspector;
-  /** For tests: the clock freshness (ttl) is judged by. */
+}
+
+/** The seams a test may set on a cache (`mcp-actors/testing`, createTestChangeCache), which ChangeCacheOptions leaves out. */
+export interface CacheTestSeams {
+  /** Jitter of the recovery backoff, a number in [0, 1] (1: none). */
+  random?: () => number;
+  /** The clock freshness (ttl) is judged by. */
   now?: () => number;
 }
 
@@ -97,12 +101,13 @@ export interface ChangeCacheHandle extends ChangeCache {
   readonly actor: ReturnType<typeof createActor<typeof cacheMachine>>;
 }
 
-/** Keeps the lists and resource contents of `options.interest` current on `client`: fetched once at start, invalidated by the server's change notifications (a listen stream or a legacy listener) and refetched on the next read. Throws InvalidInterestError for a malformed interest set. */
+/** Keeps the lists and resource contents of `options.interest` current on `client`: fetched once at start, invalidated by the server's change notifications (a listen stream or a legacy listener) and refetched on the next read. Throws InvalidInterestError for a malformed interest set. `options` may carry the test seams of `mcp-actors/testing` (createTestChangeCache); ChangeCacheOptions does not name them. */
 export function createChangeCache(client: McpClient, options: ChangeCacheOptions): ChangeCacheHandle {
+  const seams = options as ChangeCacheOptions & CacheTestSeams;
   // Interest may come from configuration: checked, and copied so later changes to it change nothing.
   const interest: Interest = validateInterest(options.interest);
   const known = new Set(interestKeys(interest));
-  const now = options.now ?? Date.now;
+  const now = seams.now ?? Date.now;
   const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
   const inspect = options.inspect ?? client.inspect;
   const listeners = new Set<(event: CacheEvent) => void>();
@@ -123,7 +128,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     input: {
       intersect: (capabilities) => computeFilter(interest, capabilities as ServerCapabilities),
       recovery: { ...DEFAULT_CACHE_RECOVERY, ...options.recovery },
-      random: options.random ?? Math.random,
+      random: seams.random ?? Math.random,
     },
     ...(inspect ? { inspect } : {}),
   });

@@ -1,16 +1,18 @@
 /**
  * The client facade: `createClient(options)` gives a connection to one MCP
- * server in either era, with typed helpers, fallback notification handlers,
- * lifecycle events and the underlying xstate actor for those who want it.
+ * server in either era, with typed helpers, fallback notification handlers
+ * and lifecycle events. The connection and its actor are private: the
+ * package's own modules reach them through connection-of.ts, and an
+ * inspector sees them through the `inspect` option.
  */
 import { toPromise, type Subscription } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
-import { isLifecycleEvent } from '../../machines/connection.machine.ts';
-import { HttpStatusError, NotConnectedError, RequestAbortedError } from '../protocol/errors.ts';
+import { HttpStatusError, NotConnectedError } from '../protocol/errors.ts';
 import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import { Connection, type ConnectionOptions } from './connection.ts';
+import { registerConnection } from './connection-of.ts';
 import { dottedState, statusStream, type ClientEventOf, type ClientEventType, type ClientState, type ClientStatus } from './client-status.ts';
 
 export type { ClientEvent } from './client-status.ts';
@@ -33,24 +35,15 @@ import type {
 import { checkedList, checkedResult, type ListItems } from '../protocol/result-shapes.ts';
 import type { ServerRequestMethod } from './server-request-types.ts';
 import type { OnRequestOptions, ServerRequestHandler } from './server-requests.ts';
-import {
-  NotificationListeners,
-  type IterableListenerRef,
-  type ListenerRef,
-  type SubscribeNotificationsOptions,
-} from './listeners.ts';
+import { NotificationListeners, type IterableListenerRef, type ListenerRef, type SubscribeNotificationsOptions } from './listeners.ts';
 import type { Subscriber } from './mailbox.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
 import type { RequestOptions } from './ports.ts';
-import {
-  createListenStream,
-  OpenStreams,
-  type IterableListenStream,
-  type ListenOptions,
-  type ListenStream,
-} from './subscription.ts';
+import { openSubscription } from './open-subscription.ts';
+import type { IterableListenStream, ListenOptions, ListenStream } from './subscription.ts';
 
-export interface ClientOptions extends ConnectionOptions {
+/** Options of `createClient`. */
+export interface ClientOptions extends Omit<ConnectionOptions, 'clock' | 'random'> {
   /** Most deliveries in flight per stream or listener before it closes with `delivery_dropped` (default 1024). */
   mailboxCap?: number;
   /**
@@ -60,37 +53,30 @@ export interface ClientOptions extends ConnectionOptions {
   maxInputRounds?: number;
 }
 
+/** A connection to one MCP server, in either era: see `createClient`. */
 export class McpClient {
-  readonly connection: Connection;
   /** Resolves once, with why the connection ended for good. */
   readonly closed: Promise<ConnectionClosedReason>;
 
+  readonly #connection: Connection;
   readonly #listeners: NotificationListeners;
-  readonly #streams = new OpenStreams();
   readonly #options: ClientOptions;
 
+  /** `options` may carry the test seams of `mcp-actors/testing` (createTestClient); ClientOptions does not name them. */
   constructor(options: ClientOptions) {
     this.#options = options;
-    this.connection = new Connection(options);
-    this.#listeners = new NotificationListeners(this.connection, {
+    const connection = new Connection(options);
+    this.#connection = connection;
+    registerConnection(this, connection);
+    // Started first: the registry's URI worker is adopted as the connection actor's child at once.
+    connection.actor.start();
+    this.#listeners = new NotificationListeners(connection, {
       ...(options.mailboxCap !== undefined ? { mailboxCap: options.mailboxCap } : {}),
-      ...(options.inspect ? { inspect: options.inspect } : {}),
     });
-    this.connection.onNotice((event) => {
-      if (!isLifecycleEvent(event)) return;
-      this.#listeners.handleLifecycle(event);
-      this.#streams.handleLifecycle(event);
+    connection.router.onNotification('*', (params, method) => {
+      if (connection.era === 'legacy') this.#listeners.dispatch(method, params);
     });
-    this.connection.router.onNotification('*', (params, method) => {
-      if (this.connection.era === 'legacy') this.#listeners.dispatch(method, params);
-    });
-    this.connection.actor.start();
-    this.closed = toPromise(this.connection.actor);
-  }
-
-  /** The connection actor (`machines/connection.machine.ts`), for inspection or `subscribe`. */
-  get actor() {
-    return this.connection.actor;
+    this.closed = toPromise(connection.actor);
   }
 
   /** The `inspect` option the client was created with, for actors built on it (the change cache). */
@@ -99,30 +85,30 @@ export class McpClient {
   }
 
   get era(): Era | undefined {
-    return this.connection.era;
+    return this.#connection.era;
   }
 
   get protocolVersion(): string | undefined {
-    return this.connection.negotiated?.protocolVersion;
+    return this.#connection.negotiated?.protocolVersion;
   }
 
   /** What the server said it can do, as negotiated (checked then: a malformed one fails the negotiation with InvalidResultError). */
   get serverCapabilities(): ServerCapabilities | undefined {
-    return this.connection.serverCapabilities as ServerCapabilities | undefined;
+    return this.#connection.serverCapabilities as ServerCapabilities | undefined;
   }
 
   /** The server's name and version, as negotiated (checked then, as `serverCapabilities` is); a modern server may send none. */
   get serverInfo(): ServerInfo | undefined {
-    return this.connection.negotiated?.serverInfo as ServerInfo | undefined;
+    return this.#connection.negotiated?.serverInfo as ServerInfo | undefined;
   }
 
   get instructions(): string | undefined {
-    return this.connection.negotiated?.instructions;
+    return this.#connection.negotiated?.instructions;
   }
 
   /** The connection's state, e.g. `online.ready.modern` or `reconnecting` (one of the connection machine's states). */
   get state(): ClientState {
-    return dottedState(this.connection.actor.getSnapshot().value);
+    return dottedState(this.#connection.actor.getSnapshot().value);
   }
 
   /**
@@ -132,24 +118,24 @@ export class McpClient {
    * breaking out of it stops listening.
    */
   status(): AsyncIterable<ClientStatus> {
-    return statusStream(this.connection.actor);
+    return statusStream(this.#connection.actor);
   }
 
   /** Connects and negotiates; rejects with the cause when the first connect fails (at once, or with `firstConnect: 'retry'` once its retries are spent). */
   connect(): Promise<void> {
-    if (this.connection.ready) return Promise.resolve();
-    if (this.connection.actor.getSnapshot().status !== 'active') {
+    if (this.#connection.ready) return Promise.resolve();
+    if (this.#connection.actor.getSnapshot().status !== 'active') {
       return Promise.reject(new NotConnectedError('closed', 'connect'));
     }
     return new Promise<void>((resolve, reject) => {
-      const stop = this.connection.onNotice((notice) => {
+      const stop = this.#connection.onNotice((notice) => {
         if (notice.type === 'connection.ready') resolve();
         else if (notice.type === 'connection.failed') reject(notice.cause);
         else if (notice.type === 'connection.closed') reject(new NotConnectedError(`closed (${notice.reason.type})`, 'connect'));
         else return;
         stop();
       });
-      this.connection.actor.send({ type: 'connect' });
+      this.#connection.actor.send({ type: 'connect' });
     });
   }
 
@@ -158,8 +144,8 @@ export class McpClient {
    * `shutdown()` is the other way to close: its reason differs (see there).
    */
   async close(): Promise<void> {
-    if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'disconnect' });
-    await this.connection.closing;
+    if (this.#connection.actor.getSnapshot().status === 'active') this.#connection.actor.send({ type: 'disconnect' });
+    await this.#connection.closing;
   }
 
   /** `close()`: `await using client = createClient(…)` closes the connection at the end of the block. */
@@ -175,8 +161,8 @@ export class McpClient {
    * close (`disconnected`) apart from the service going down (`shutdown`, and why).
    */
   async shutdown(cause: unknown = 'client shutdown'): Promise<void> {
-    if (this.connection.actor.getSnapshot().status === 'active') this.connection.actor.send({ type: 'shutdown', cause });
-    await this.connection.closing;
+    if (this.#connection.actor.getSnapshot().status === 'active') this.#connection.actor.send({ type: 'shutdown', cause });
+    await this.#connection.closing;
   }
 
   /**
@@ -185,7 +171,7 @@ export class McpClient {
    * reported through `onError` and does not stop the others.
    */
   on<T extends ClientEventType>(type: T, handler: (event: ClientEventOf<T>) => void): Subscription {
-    const unsubscribe = this.connection.onNotice((notice) => {
+    const unsubscribe = this.#connection.onNotice((notice) => {
       if (notice.type === 'error' || (type !== '*' && notice.type !== type)) return;
       handler(notice as ClientEventOf<T>);
     });
@@ -200,7 +186,7 @@ export class McpClient {
    * failure that does end it arrives as `connection.closed` with its reason.
    */
   onError(handler: (error: Error) => void): Subscription {
-    const unsubscribe = this.connection.onNotice((notice) => {
+    const unsubscribe = this.#connection.onNotice((notice) => {
       if (notice.type === 'error') handler(notice.error);
     });
     return { unsubscribe };
@@ -208,7 +194,7 @@ export class McpClient {
 
   /** A fallback handler for notifications of one method (`*`: all) that no stream or call claimed. */
   onNotification(method: string, handler: NotificationHandler): () => void {
-    return this.connection.router.onNotification(method, handler);
+    return this.#connection.router.onNotification(method, handler);
   }
 
   /**
@@ -223,7 +209,7 @@ export class McpClient {
    * modern era: the input requests of input-required results.
    */
   onRequest<M extends ServerRequestMethod>(method: M, handler: ServerRequestHandler<M>, options?: OnRequestOptions): () => void {
-    return this.connection.serverRequests.register(method, handler, options);
+    return this.#connection.serverRequests.register(method, handler, options);
   }
 
   /** Legacy era: tells the server the roots changed (`notifications/roots/list_changed`); the modern era has no such notification. */
@@ -232,11 +218,11 @@ export class McpClient {
   }
 
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
-    return this.connection.request(method, params, options);
+    return this.#connection.request(method, params, options);
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
-    return this.connection.notify(method, params);
+    return this.#connection.notify(method, params);
   }
 
   /** Every tool, all pages; rejects with InvalidResultError when one lacks what MCP defines (extra fields pass through). */
@@ -314,7 +300,7 @@ export class McpClient {
   }
 
   #withInputs(method: string, params: JsonObject, options: RequestOptions | undefined, send: (params: JsonObject) => Promise<JsonObject>): Promise<JsonObject> {
-    return requestWithInputs(method, params, send, this.connection.serverRequests, {
+    return requestWithInputs(method, params, send, this.#connection.serverRequests, {
       maxRounds: this.#options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
       ...(options?.signal ? { signal: options.signal } : {}),
     });
@@ -343,26 +329,8 @@ export class McpClient {
   listen(filter: NotificationFilter, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
   async listen(filter: NotificationFilter, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
     this.#assertReady('subscriptions/listen');
-    const { signal, ...streamOptions } = options;
-    if (signal?.aborted) throw new RequestAbortedError('subscriptions/listen', { cause: signal.reason });
-    const stream = createListenStream(this.connection, filter, subscriber, {
-      ...(this.#options.mailboxCap !== undefined ? { mailboxCap: this.#options.mailboxCap } : {}),
-      ...(this.#options.inspect ? { inspect: this.#options.inspect } : {}),
-      ...streamOptions,
-    }, this.#streams);
-    if (signal) {
-      // Aborting closes the stream as close() does (reason `local`), before or after the acknowledgment.
-      const onAbort = () => stream.close();
-      signal.addEventListener('abort', onAbort, { once: true });
-      void stream.closed.then(() => signal.removeEventListener('abort', onAbort));
-    }
-    try {
-      await stream.acknowledged;
-    } catch (error) {
-      if (signal?.aborted) throw new RequestAbortedError('subscriptions/listen', { cause: signal.reason });
-      throw error;
-    }
-    return stream;
+    const mailboxCap = this.#options.mailboxCap;
+    return openSubscription(this.#connection, filter, subscriber, { ...(mailboxCap !== undefined ? { mailboxCap } : {}), ...options });
   }
 
   /**
@@ -379,7 +347,7 @@ export class McpClient {
 
   /** Opening a stream or a listener is a request: while not connected it fails fast, as requests do. */
   #assertReady(operation: string): void {
-    if (!this.connection.ready) throw new NotConnectedError(this.state, operation);
+    if (!this.#connection.ready) throw new NotConnectedError(this.state, operation);
   }
 
   /** Removes a listener and releases the URIs it acquired; an unknown reference rejects with ListenerNotFoundError. */
@@ -393,6 +361,7 @@ export class McpClient {
   }
 }
 
+/** Creates a client; call `connect()` to connect. */
 export function createClient(options: ClientOptions): McpClient {
   return new McpClient(options);
 }

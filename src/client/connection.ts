@@ -5,37 +5,15 @@
  * the machine; this class mirrors whether it is ready (for the hot path)
  * and reports to it what the wire shows.
  */
-import { createActor, fromCallback, type Actor } from 'xstate';
-import {
-  connectionMachine,
-  DEFAULT_BACKOFF,
-  type FirstConnectPolicy,
-  type Backoff,
-  type ConnectionEmitted,
-  type LivenessNotice,
-  type Negotiated,
-} from '../../machines/connection.machine.ts';
+import { createActor, type Actor, type AnyActorRef } from 'xstate';
+import { connectionMachine, DEFAULT_BACKOFF, type Negotiated } from '../../machines/connection.machine.ts';
+import { registerChild, unregisterChild } from '../runtime/xstate-internals.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
-import {
-  ConnectionLostError,
-  NotConnectedError,
-  RequestAbortedError,
-  RequestTimeoutError,
-  RpcError,
-  StreamEndedError,
-  UnexpectedResponseError,
-} from '../protocol/errors.ts';
-import {
-  type ClassifiedFrame,
-  type JsonObject,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type RequestId,
-} from '../protocol/jsonrpc.ts';
+import { ConnectionLostError, NotConnectedError, RequestAbortedError, StreamEndedError, UnexpectedResponseError } from '../protocol/errors.ts';
+import type { ClassifiedFrame, JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
-import { type Era, type EraPreference, type Implementation } from '../protocol/versions.ts';
-import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../transport/transport.ts';
+import type { Era } from '../protocol/versions.ts';
+import type { ClientTransport } from '../transport/transport.ts';
 import { dottedState } from './client-status.ts';
 import { InboundRouter } from './inbound-router.ts';
 import { ListenRoutes } from './listen-routes.ts';
@@ -43,64 +21,26 @@ import { DEFAULT_PROBE_TIMEOUT_MS, negotiationWithWire, type NegotiationWire } f
 import { Outbound } from './outbound.ts';
 import { PendingRequests } from './pending-requests.ts';
 import { ServerRequestHandlers } from './server-requests.ts';
-import type { Clock, Inspector } from '../runtime/actor-options.ts';
-import type { ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
+import type { Clock } from '../runtime/actor-options.ts';
+import type { ChildOwner, ListenHandle, ListenHandlers, ListenPort, RequestOptions } from './ports.ts';
+import { livenessProbe } from './liveness-probe.ts';
+import { ConnectionNotices, DEFAULT_REQUEST_TIMEOUT_MS, type ConnectionNotice, type ConnectionOptions } from './connection-options.ts';
+import { transportActor } from './transport-actor.ts';
 
-/** Documented default for every request except `subscriptions/listen`, which has no deadline. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export { DEFAULT_REQUEST_TIMEOUT_MS, type ConnectionNotice, type ConnectionOptions, type ConnectionProblem } from './connection-options.ts';
 
-export interface ConnectionOptions {
-  transport: TransportFactory;
-  era?: EraPreference;
-  clientInfo?: Implementation;
-  capabilities?: JsonObject;
-  /** Every request's deadline unless it gives its own (default 30 s); also how long a negotiation step waits for an answer (at least `probeTimeoutMs`). */
-  requestTimeoutMs?: number;
-  /**
-   * How long a first `server/discover` probe on stdio waits alone before `initialize` goes out beside it
-   * (default 2 s). The probe's answer still counts after it; over HTTP and with `era: 'modern'` it does not apply.
-   */
-  probeTimeoutMs?: number;
-  /** `false` disables reconnection; otherwise overrides parts of DEFAULT_BACKOFF. */
-  reconnect?: Partial<Backoff> | false;
-  /**
-   * A first connect that fails: `fail` (default) rejects `connect()` at once; `retry` retries it with the
-   * `reconnect` backoff (emitting `connection.reconnecting`) and rejects only when those attempts are spent.
-   */
-  firstConnect?: FirstConnectPolicy;
-  /** Passed to every actor the client creates (e.g. a `@statelyai/inspect` inspector's `inspect`). */
-  inspect?: Inspector;
-  /** For tests: drives the reconnect backoff. */
-  clock?: Clock;
-  random?: () => number;
-}
-
-/** Trouble that does not end the connection: a refused frame, an unmatched response, a throwing handler. */
-export type ConnectionProblem = { type: 'error'; error: Error };
-
-export type ConnectionNotice = ConnectionEmitted | ConnectionProblem;
-
-const describeClose = (info: TransportClosedInfo): Error => {
-  switch (info.type) {
-    case 'exited':
-      return new Error(`server process exited (${info.signal ? `signal ${info.signal}` : `code ${info.code}`})`);
-    case 'failed':
-      return info.cause instanceof Error ? info.cause : new Error(String(info.cause));
-    default:
-      return new Error(`transport ${info.type}`);
-  }
-};
-
-export class Connection implements ListenPort {
+export class Connection implements ListenPort, ChildOwner {
   readonly actor: Actor<typeof connectionMachine>;
   readonly router: InboundRouter;
   readonly relisten: RelistenPolicy | false;
   /** Handlers for the server's requests; their capabilities join the `capabilities` option at each negotiation. */
   readonly serverRequests = new ServerRequestHandlers();
+  /** Drives the connection's and its streams' delays; the real timers when undefined. */
+  readonly clock: Clock | undefined;
   readonly #options: Required<Pick<ConnectionOptions, 'era' | 'clientInfo' | 'capabilities' | 'requestTimeoutMs' | 'probeTimeoutMs'>>;
   readonly #pending = new PendingRequests();
   readonly #listenRoutes: ListenRoutes;
-  readonly #listeners = new Set<(notice: ConnectionNotice) => void>();
+  readonly #notices = new ConnectionNotices();
   /** Negotiation watching for output that is no JSON-RPC (a peer that prints garbage fails within a probe timeout). */
   readonly #unreadableListeners = new Set<(sample: string) => void>();
   #transport: ClientTransport | undefined;
@@ -121,6 +61,7 @@ export class Connection implements ListenPort {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     };
+    this.clock = options.clock;
     this.#outbound = new Outbound(this.#options);
     this.router = new InboundRouter((error) => this.#report(error));
     this.router.onNotification('notifications/cancelled', (params) => this.serverRequests.cancel(params.requestId, params.reason));
@@ -134,34 +75,14 @@ export class Connection implements ListenPort {
     });
     const machine = connectionMachine.provide({
       actors: {
-        transport: fromCallback(({ sendBack }) => {
-          const transport = options.transport();
-          this.#transport = transport;
-          let open = true;
-          transport
-            .start({
-              frame: (frame) => open && this.#onFrame(frame),
-              requestStreamEnded: (id, error) => open && this.#onStreamEnded(id, error),
-              closed: (info) => open && sendBack({ type: 'transport.failed', cause: describeClose(info) }),
-              error: (error) => open && this.#report(error),
-            })
-            .then(
-              // An HTTP server answers every POST, a legacy one with a 4xx; over stdio a legacy server may stay silent.
-              () => open && sendBack({ type: 'transport.opened', silenceMayMeanLegacy: transport.kind !== 'http' }),
-              (cause: unknown) => open && sendBack({ type: 'transport.failed', cause }),
-            );
-          return () => {
-            open = false;
-            this.#ready = false;
-            this.#transport = undefined;
-            this.#outbound.forget();
-            this.#listenRoutes.forgetUnanswered();
-            this.serverRequests.abortAll('connection lost');
-            this.#pending.failAll((method) => new ConnectionLostError(method));
-            this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
-          };
+        transport: transportActor(options.transport, {
+          opened: (transport) => (this.#transport = transport),
+          frame: (frame) => this.#onFrame(frame),
+          streamEnded: (id, error) => this.#onStreamEnded(id, error),
+          report: (error) => this.#report(error),
+          dropped: (transport) => this.#drop(transport),
         }),
-        probe: fromCallback(({ sendBack }) => this.#probePeer((fact) => sendBack(fact))),
+        probe: livenessProbe((method, params, options) => this.#request(method, params, options), this.#negotiationPatienceMs()),
         negotiate: negotiationWithWire(() => this.#negotiationWire(), this.#options, this.#negotiationPatienceMs()),
       },
     });
@@ -184,12 +105,27 @@ export class Connection implements ListenPort {
         this.#negotiated = event.negotiated;
         this.#ready = true;
       }
-      this.#notify(event);
+      this.#notices.notify(event);
     });
   }
 
   get era(): Era | undefined {
     return this.#negotiated?.era;
+  }
+
+  /** ChildOwner: the connection actor is the parent of every actor built on it. */
+  get parent(): AnyActorRef {
+    return this.actor;
+  }
+
+  /** ChildOwner: from now on the connection machine sends `child` its lifecycle events (a registration, not a transition). */
+  adopt(child: AnyActorRef, systemId: string): void {
+    registerChild(this.actor, systemId, child);
+  }
+
+  /** ChildOwner: `child` ended. */
+  release(child: AnyActorRef): void {
+    unregisterChild(this.actor, child);
   }
 
   get negotiated(): Negotiated | undefined {
@@ -213,9 +149,9 @@ export class Connection implements ListenPort {
     return this.#closing;
   }
 
+  /** Every notice (lifecycle facts and non-fatal errors) until the returned function is called. */
   onNotice(listener: (notice: ConnectionNotice) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#notices.add(listener);
   }
 
   nextRequestId(): RequestId {
@@ -239,6 +175,17 @@ export class Connection implements ListenPort {
   /** The machine's state as a dotted name, for errors and display. */
   stateName(): string {
     return dottedState(this.actor.getSnapshot().value);
+  }
+
+  /** The attempt on `transport` is over: nothing tied to it outlives it. */
+  #drop(transport: ClientTransport): void {
+    this.#ready = false;
+    this.#transport = undefined;
+    this.#outbound.forget();
+    this.#listenRoutes.forgetUnanswered();
+    this.serverRequests.abortAll('connection lost');
+    this.#pending.failAll((method) => new ConnectionLostError(method));
+    this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
   }
 
   /** An ordinary request's patience, and never less than the probe timeout: how long a negotiation step waits for an answer. */
@@ -323,24 +270,6 @@ export class Connection implements ListenPort {
     if (!this.#listenRoutes.streamEnded(id, error)) this.#pending.fail(id, error);
   }
 
-  /**
-   * The liveness probe the machine starts: `server/discover`, and what the
-   * wire showed (any response is an answer; a failure to send or a lost
-   * transport is not). How long to wait is the machine's probe timeout; its
-   * verdict stops this, which abandons the request.
-   */
-  #probePeer(report: (fact: Extract<LivenessNotice, { type: 'probe.answered' | 'probe.failed' }>) => void): () => void {
-    const abandon = new AbortController();
-    this.#request('server/discover', {}, { timeoutMs: this.#negotiationPatienceMs(), signal: abandon.signal }).then(
-      () => report({ type: 'probe.answered' }),
-      (error: unknown) => {
-        if (abandon.signal.aborted || error instanceof RequestTimeoutError) return;
-        report(error instanceof RpcError ? { type: 'probe.answered' } : { type: 'probe.failed', cause: error });
-      },
-    );
-    return () => abandon.abort();
-  }
-
   /** `ping` is answered here; the rest by the registered handlers (server-requests.ts), on the transport that asked. */
   #answerPeerRequest(request: JsonRpcRequest): void {
     const transport = this.#transport;
@@ -350,18 +279,7 @@ export class Connection implements ListenPort {
   }
 
   #report(error: Error): void {
-    this.#notify({ type: 'error', error });
-  }
-
-  /** A listener that throws is reported to the others and never stops delivery or the actor. */
-  #notify(notice: ConnectionNotice): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(notice);
-      } catch (error) {
-        if (notice.type !== 'error') this.#report(error instanceof Error ? error : new Error(String(error)));
-      }
-    }
+    this.#notices.notify({ type: 'error', error });
   }
 }
 

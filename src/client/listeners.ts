@@ -4,9 +4,10 @@
  * (machines/listener.machine.ts) and one URI worker per client
  * (machines/uri-worker.machine.ts); this module is their I/O bridge.
  *
- * The client calls `dispatch` for every legacy change notification and
- * `handleLifecycle` for every connection lifecycle event. The filter is
- * authoritative: a notification reaches a listener only when `filterAllows`
+ * The client calls `dispatch` for every legacy change notification. The
+ * connection owns the worker and every listener actor (they join its actor
+ * system and are adopted as its children), and its machine sends them the
+ * connection's lifecycle events itself. The filter is authoritative: a notification reaches a listener only when `filterAllows`
  * says so, and each matching listener gets its own copy.
  *
  * Direct `resources/subscribe` / `resources/unsubscribe` calls bypass this
@@ -14,8 +15,9 @@
  * per URI per session, so an explicit unsubscribe also silences listeners on
  * that URI.
  */
-import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
+import { createActor, fromPromise, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
+import { memberId, URI_WORKER_ID } from '../../machines/connection-children.ts';
 import { listenerMachine, type ListenerEmitted, type ListenerOutput } from '../../machines/listener.machine.ts';
 import { uriWorkerMachine, type UriWorkerEmitted, type WireOp } from '../../machines/uri-worker.machine.ts';
 import { NotConnectedError, RequestAbortedError, WrongEraError } from '../protocol/errors.ts';
@@ -25,7 +27,7 @@ import { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from
 import { createMailbox, type Mailbox, type SubscriberCallbackError, type Subscriber } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
-import type { ConnectionLifecycleEvent, RequestPort } from './ports.ts';
+import type { ChildOwner, RequestPort } from './ports.ts';
 
 export { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
 export type { Subscriber, SubscriberActor, SubscriberCallback } from './mailbox.ts';
@@ -64,11 +66,11 @@ export interface NotificationListenersOptions {
   onSubscriberError?: (error: SubscriberCallbackError) => void;
   /**
    * The connection's current generation when the registry is created after the
-   * connection became ready; leave it out when the registry sees that
+   * connection became ready; leave it out when the worker hears that
    * `connection.ready` itself (registrations then wait for it).
    */
   generation?: number;
-  /** Passed to the worker and every listener actor, so an inspector sees them. */
+  /** Passed to the worker and every listener actor when the owner is no actor (with one, they are in its system and its inspector sees them). */
   inspect?: Inspector;
 }
 
@@ -89,30 +91,46 @@ interface Entry {
   stopWatchingSignal(): void;
 }
 
+/** The registry's connection: its requests, and the owner of the worker and the listener actors. */
+export type ListenerConnection = RequestPort & ChildOwner;
+
 export class NotificationListeners {
-  readonly #port: RequestPort;
+  readonly #port: ListenerConnection;
   readonly #options: NotificationListenersOptions;
   readonly #entries = new Map<string, Entry>();
   /** Listener id → callers of `unsubscribeNotifications` waiting for its URIs to be released. */
   readonly #releasing = new Map<string, (() => void)[]>();
   readonly #worker;
-  #generation: number | undefined;
   #nextId = 1;
   #closedReason: ClosedReason | undefined;
 
-  constructor(port: RequestPort, options: NotificationListenersOptions = {}) {
+  constructor(port: ListenerConnection, options: NotificationListenersOptions = {}) {
     this.#port = port;
     this.#options = options;
-    this.#generation = options.generation;
     const wire = fromPromise<void, WireOp>(async ({ input }) => {
       await port.request(input.op === 'subscribe' ? 'resources/subscribe' : 'resources/unsubscribe', { uri: input.uri });
     });
     this.#worker = createActor(uriWorkerMachine.provide({ actors: { wire } }), {
-      input: { generation: this.#generation },
-      ...(options.inspect ? { inspect: options.inspect } : {}),
+      input: { generation: options.generation },
+      ...this.#actorOptions(),
     });
     this.#worker.on('*', (event) => this.#onWorker(event));
+    // The worker hears the connection close first (machines/connection-children.ts): from then on nothing is released or registered.
+    this.#worker.subscribe({ complete: () => this.#onClosed(this.#worker.getSnapshot().output ?? { type: 'local' }) });
+    port.adopt(this.#worker, URI_WORKER_ID);
     this.#worker.start();
+  }
+
+  /** The connection actor's system when the owner is one (a child's inspection and `_parent`), else the inspector option. */
+  #actorOptions(): { parent: AnyActorRef } | { inspect?: Inspector } {
+    const parent = this.#port.parent;
+    if (parent) return { parent };
+    return this.#options.inspect ? { inspect: this.#options.inspect } : {};
+  }
+
+  /** The generation the worker's subscriptions belong to: it hears every `connection.ready`. */
+  get #generation(): number | undefined {
+    return this.#worker.getSnapshot().context.generation;
   }
 
   /**
@@ -139,10 +157,7 @@ export class NotificationListeners {
     const id = `listener-${this.#nextId++}`;
     const uris = validated.resourceSubscriptions ?? [];
     return new Promise<ListenerRef>((resolve, reject) => {
-      const actor = createActor(listenerMachine, {
-        input: { id, uris, generation: this.#generation },
-        ...(this.#options.inspect ? { inspect: this.#options.inspect } : {}),
-      });
+      const actor = createActor(listenerMachine, { id, input: { id, uris, generation: this.#generation }, ...this.#actorOptions() });
       const plainRef: ListenerRef = {
         kind: 'listener',
         id,
@@ -176,6 +191,7 @@ export class NotificationListeners {
       this.#entries.set(id, entry);
       actor.on('*', (event) => this.#deliver(entry, event));
       actor.subscribe({ complete: () => this.#onListenerDone(entry) });
+      this.#port.adopt(actor, memberId(id));
       actor.start();
       this.#worker.send({ type: 'uris.acquire', listenerId: id, uris });
       if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') tell({ type: 'subscriber.stopped' });
@@ -200,39 +216,9 @@ export class NotificationListeners {
     selected.forEach((entry, index) => entry.actor.send({ type: 'notification.received', method, params: index === last ? payload : structuredClone(payload) }));
   }
 
-  /** Called by the client for every connection lifecycle event, in order. */
-  handleLifecycle(event: ConnectionLifecycleEvent): void {
-    if (this.#closedReason) return;
-    switch (event.type) {
-      case 'connection.lost':
-        this.#worker.send({ type: 'connection.lost' });
-        this.#broadcast({ type: 'connection.lost' });
-        break;
-      case 'connection.ready':
-        this.#generation = event.generation;
-        // Listeners first: a worker holding no URI has its resubscribe report at once, and a listener
-        // still paused would miss it.
-        if (event.era === 'legacy') this.#broadcast({ type: 'connection.ready', generation: event.generation });
-        this.#worker.send({ type: 'connection.ready', era: event.era, generation: event.generation });
-        break;
-      case 'connection.era_changed':
-        // The listeners decide (they end when the connection leaves the legacy era); the worker too.
-        if (event.to === 'modern') this.#worker.send({ type: 'connection.era_changed', to: event.to });
-        this.#broadcast({ type: 'connection.era_changed', to: event.to });
-        break;
-      case 'connection.closed':
-        this.close(event.reason);
-        break;
-    }
-  }
-
-  /** Closes every listener with `reason` and stops the worker; later registrations are refused. */
-  close(reason: ClosedReason): void {
-    if (this.#closedReason) return;
+  /** The connection closed (the worker ended first): every listener is closing with `reason`; later registrations are refused. */
+  #onClosed(reason: ClosedReason): void {
     this.#closedReason = reason;
-    // The worker stops first so closing listeners sends no unsubscribes on a connection that is going away.
-    this.#worker.send({ type: 'close' });
-    this.#broadcast({ type: 'connection.closed', reason });
     for (const waiting of this.#releasing.values()) for (const resolve of waiting) resolve();
     this.#releasing.clear();
   }
@@ -288,6 +274,7 @@ export class NotificationListeners {
   #onListenerDone(entry: Entry): void {
     const output = entry.actor.getSnapshot().output as ListenerOutput;
     this.#entries.delete(entry.ref.id);
+    this.#port.release(entry.actor);
     entry.stopWatchingSignal();
     // A subscriber that left gets no `closed` message; the mailbox still stops watching it.
     if (output.type === 'closed') entry.mailbox.close(output.reason);

@@ -3,6 +3,7 @@
  * (listen streams, legacy listeners, the cache). The connection implements
  * these; the actors' I/O bridges in src/ call them. Nothing here is public API.
  */
+import type { AnyActorRef } from 'xstate';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import type { FilterError, NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
@@ -10,6 +11,19 @@ import type { HttpStatusError, RpcError } from '../protocol/errors.ts';
 import type { Era } from '../protocol/versions.ts';
 
 export type { ConnectionLifecycleEvent } from '../../machines/connection.machine.ts';
+
+/**
+ * The connection actor as the actors built on it see it: it adopts each as
+ * its child when it starts and releases it when it ends, and in between the
+ * connection machine sends it every lifecycle event (machines/connection-children.ts).
+ */
+export interface ChildOwner {
+  /** The connection actor: a child's parent in inspection events; undefined for an owner that is no actor (unit tests). */
+  readonly parent: AnyActorRef | undefined;
+  /** Registers `child` under `systemId` (`URI_WORKER_ID`, or `memberId(id)` for a stream or a listener). */
+  adopt(child: AnyActorRef, systemId: string): void;
+  release(child: AnyActorRef): void;
+}
 
 /** Options of one request: cancellation, timeout and progress. */
 export interface RequestOptions {

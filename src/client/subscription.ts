@@ -9,8 +9,10 @@
  * check and a mailbox push in `active`, a holding buffer in `resyncing`,
  * nothing otherwise). Only lifecycle facts become events.
  *
- * The owner (the client) must feed every ConnectionLifecycleEvent to
- * `stream.handleLifecycle` until the stream tells it that it ended.
+ * The connection owns the stream's actor: the port is also the ChildOwner
+ * that adopts it as the connection actor's child when it starts and
+ * releases it when it ends; in between the connection machine sends it every
+ * lifecycle event itself.
  */
 import type { ClosedReason } from '../../machines/closed-reason.ts';
 import { ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
@@ -21,8 +23,11 @@ import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import { TASKS_EXTENSION } from '../protocol/versions.ts';
 import { createMailbox, DEFAULT_MAILBOX_CAP, type Mailbox, type MailboxOptions, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
-import type { ConnectionLifecycleEvent, ListenPort } from './ports.ts';
+import type { AnyActorRef } from 'xstate';
+import type { ChildOwner, ListenPort } from './ports.ts';
 import { LeanActor, type Clock, type Inspector, type LeanActorHost } from '../runtime/lean-actor.ts';
+import { asChildRef } from '../runtime/xstate-internals.ts';
+import { memberId } from '../../machines/connection-children.ts';
 import { StreamWire, type StreamIo } from './stream-io.ts';
 
 export { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
@@ -54,38 +59,25 @@ export interface ListenOptions {
   inspect?: Inspector;
   /** Where failing subscriber callbacks are reported; a process warning by default. */
   onSubscriberError?: (error: SubscriberCallbackError) => void;
-  /** For tests: drives the ack timeout (xstate's SimulatedClock will do). */
-  clock?: Clock;
+}
+
+/** What a stream is opened on: the connection, which carries its I/O (ListenPort) and owns its actor (ChildOwner). */
+export interface StreamConnection extends ListenPort, ChildOwner {
+  /** Drives the ack timeout and the re-listen backoff; the real timers when undefined (`mcp-actors/testing` sets one). */
+  readonly clock: Clock | undefined;
 }
 
 /** The stream's actor: its state (`getSnapshot`, `subscribe`) for inspection and tests. */
 export type SubscriptionActor = LeanActor<SubscriptionMachine>;
 
-/** Who opened the stream and fans connection lifecycle events out to it: told when it starts and once when it ends. */
-export interface StreamOwner {
-  streamStarted(stream: ListenStream): void;
-  streamEnded(stream: ListenStream): void;
-}
-
-/** The streams one owner has open: each hears every lifecycle event until it ends. */
-export class OpenStreams implements StreamOwner {
-  readonly #streams = new Set<ListenStream>();
-
-  streamStarted(stream: ListenStream): void {
-    this.#streams.add(stream);
-  }
-
-  streamEnded(stream: ListenStream): void {
-    this.#streams.delete(stream);
-  }
-
-  handleLifecycle(event: ConnectionLifecycleEvent): void {
-    for (const stream of [...this.#streams]) stream.handleLifecycle(event);
-  }
-}
-
+/** One open `subscriptions/listen` stream, as `client.listen` resolves with it. */
 export interface ListenStream {
-  /** The subscription id: the JSON-RPC id of the listen request, kept across reopens. */
+  /**
+   * The subscription id: the JSON-RPC id of the listen request, kept across
+   * reopens. It is the id on the wire (the listen request's `id` and every
+   * event's `_meta["io.modelcontextprotocol/subscriptionId"]`), for
+   * correlating logs and traces with the peer's.
+   */
   readonly id: RequestId;
   readonly ref: SubscriptionRef;
   readonly requestedFilter: NotificationFilter;
@@ -95,13 +87,10 @@ export interface ListenStream {
   readonly acknowledged: Promise<void>;
   /** Resolves exactly once with why the stream ended; never rejects. */
   readonly closed: Promise<ClosedReason>;
-  readonly actor: SubscriptionActor;
   /** Ends the stream as `local` (cancelling it on the wire). Idempotent. */
   close(): void;
   /** `close()`, then waits for `closed`: `await using stream = await client.listen(…)`. */
   [Symbol.asyncDispose](): Promise<void>;
-  /** The owner feeds every connection lifecycle event here. */
-  handleLifecycle(event: ConnectionLifecycleEvent): void;
 }
 
 export interface IterableListenStream extends ListenStream, AsyncIterable<SubscriberMessage> {}
@@ -117,15 +106,15 @@ export function openingError(id: RequestId, reason: ClosedReason): unknown {
  * Creates the stream and sends the listen. Throws WrongEraError on a legacy
  * connection and FilterError for a bad filter, before anything is sent.
  */
-export function createListenStream(port: ListenPort, filter: unknown, subscriber: 'iterator', options?: ListenOptions, owner?: StreamOwner): IterableListenStream;
-export function createListenStream(port: ListenPort, filter: unknown, subscriber: Subscriber, options?: ListenOptions, owner?: StreamOwner): ListenStream;
-export function createListenStream(port: ListenPort, filter: unknown, subscriber: Subscriber, options: ListenOptions = {}, owner?: StreamOwner): ListenStream {
+export function createListenStream(port: StreamConnection, filter: unknown, subscriber: 'iterator', options?: ListenOptions): IterableListenStream;
+export function createListenStream(port: StreamConnection, filter: unknown, subscriber: Subscriber, options?: ListenOptions): ListenStream;
+export function createListenStream(port: StreamConnection, filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): ListenStream {
   if (port.era === 'legacy') throw new WrongEraError('legacy', 'listen');
   const requested = validateFilter(filter, { allowTaskIds: advertisesTasks(port.serverCapabilities) });
   if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') {
     throw new TypeError('the subscriber actor is not running');
   }
-  const stream = new SubscriptionStream(port, requested, subscriber, options, owner);
+  const stream = new SubscriptionStream(port, requested, subscriber, options);
   const iterator = stream.iterator;
   if (!iterator) return stream;
   return Object.assign(stream, { [Symbol.asyncIterator]: () => iterator });
@@ -136,24 +125,22 @@ const ignore = (): void => undefined;
 /**
  * One stream: its actor, its mailbox and the promises its owner awaits. A
  * class rather than closures, since 10,000 of them may be open at once; it is
- * also its mailbox's options, its actor's host and its wire's I/O.
+ * also its mailbox's options, its actor's host and its wire's I/O. What those
+ * read is private and reached through getters, so a stream's own enumerable
+ * properties are its public ones (id, ref, requestedFilter, acknowledged).
  */
 class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, LeanActorHost<SubscriptionMachine> {
   readonly id: RequestId;
   readonly ref: SubscriptionRef;
   readonly acknowledged: Promise<void>;
-  readonly actor: SubscriptionActor;
-  /** MailboxOptions: the configured cap and error report, if any. */
-  readonly cap?: number;
-  readonly onSubscriberError?: (error: SubscriberCallbackError) => void;
-  /** LeanActorHost: the clock and inspector, if any. */
-  readonly clock?: Clock;
-  readonly inspect?: Inspector;
-  /** StreamIo: what the wire uses. */
-  readonly port: ListenPort;
-  readonly mailbox: Mailbox;
+  readonly #actor: SubscriptionActor;
+  readonly #cap: number | undefined;
+  readonly #onSubscriberError: ((error: SubscriberCallbackError) => void) | undefined;
+  readonly #inspect: Inspector | undefined;
+  /** The connection: the wire's port, the actor's owner, and the clock. */
+  readonly #port: StreamConnection;
+  readonly #mailbox: Mailbox;
   readonly #wire: StreamWire;
-  readonly #owner: StreamOwner | undefined;
   /** Dropped once `acknowledged` settles: 10,000 open streams need not keep them. */
   #acknowledge: (() => void) | undefined;
   #refuse: ((error: unknown) => void) | undefined;
@@ -163,36 +150,74 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
   #reason: ClosedReason | undefined;
   #close: (() => void) | undefined;
 
-  constructor(port: ListenPort, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions, owner: StreamOwner | undefined) {
-    this.port = port;
-    this.#owner = owner;
+  /** The stream's actor, for diagnostics and tests (`mcp-actors/testing`); not on the stream itself. */
+  static actorOf(stream: ListenStream): SubscriptionActor | undefined {
+    return #actor in stream ? (stream as SubscriptionStream).#actor : undefined;
+  }
+
+  constructor(port: StreamConnection, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions) {
+    this.#port = port;
     this.id = port.nextRequestId();
     this.ref = { kind: 'stream', id: this.id };
-    const cap = options.mailboxCap;
-    if (cap !== undefined) this.cap = cap;
-    if (options.onSubscriberError) this.onSubscriberError = options.onSubscriberError;
-    if (options.clock) this.clock = options.clock;
-    if (options.inspect) this.inspect = options.inspect;
-    this.mailbox = createMailbox(subscriber, this);
+    this.#cap = options.mailboxCap;
+    this.#onSubscriberError = options.onSubscriberError;
+    this.#inspect = options.inspect;
+    this.#mailbox = createMailbox(subscriber, this);
     this.acknowledged = new Promise<void>((resolve, reject) => {
       this.#acknowledge = resolve;
       this.#refuse = reject;
     });
     this.acknowledged.catch(ignore); // owners that never await it must not see an unhandled rejection
     this.#wire = new StreamWire(this);
-    // Before the actor starts: a stream can end while it does.
-    owner?.streamStarted(this);
-    this.actor = new LeanActor(subscriptionMachine, { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, holdCap: cap ?? DEFAULT_MAILBOX_CAP, relisten: port.relisten }, this);
+    const input = { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, holdCap: this.#cap ?? DEFAULT_MAILBOX_CAP, relisten: port.relisten };
+    this.#actor = new LeanActor(subscriptionMachine, input, this);
+    // Adopted before it starts: a stream can end while it does (and is released then).
+    port.adopt(asChildRef(this.#actor), memberId(this.id));
     // The listen request goes out as the actor starts.
-    this.actor.start();
+    this.#actor.start();
+  }
+
+  /** MailboxOptions: the configured cap, if any. */
+  get cap(): number | undefined {
+    return this.#cap;
+  }
+
+  /** MailboxOptions: where a throwing subscriber callback is reported, if set. */
+  get onSubscriberError(): ((error: SubscriberCallbackError) => void) | undefined {
+    return this.#onSubscriberError;
+  }
+
+  /** LeanActorHost: the connection's clock. */
+  get clock(): Clock | undefined {
+    return this.#port.clock;
+  }
+
+  /** LeanActorHost: the inspector, used only when the owner is no actor. */
+  get inspect(): Inspector | undefined {
+    return this.#inspect;
+  }
+
+  /** LeanActorHost: the connection actor, the stream actor's parent. */
+  get parent(): AnyActorRef | undefined {
+    return this.#port.parent;
+  }
+
+  /** StreamIo: the connection's listen port. */
+  get port(): ListenPort {
+    return this.#port;
+  }
+
+  /** StreamIo: the subscriber's mailbox. */
+  get mailbox(): Mailbox {
+    return this.#mailbox;
   }
 
   get iterator(): AsyncIterator<SubscriberMessage> | undefined {
-    return this.mailbox.iterator;
+    return this.#mailbox.iterator;
   }
 
   get honoredFilter(): NotificationFilter | undefined {
-    return this.actor.getSnapshot().context.honored;
+    return this.#actor.getSnapshot().context.honored;
   }
 
   get closed(): Promise<ClosedReason> {
@@ -208,17 +233,13 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     return (this.#close ??= () => this.send({ type: 'close' }));
   }
 
-  handleLifecycle(event: ConnectionLifecycleEvent): void {
-    this.send(event);
-  }
-
   async [Symbol.asyncDispose](): Promise<void> {
     this.close();
     await this.closed;
   }
 
   send(event: SubscriptionEvent): void {
-    this.actor.send(event);
+    this.#actor.send(event);
   }
 
   onDropped(cap: number): void {
@@ -251,7 +272,7 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     this.#reason = reason;
     // A machine that errored never left `listening`: drop the wire stream here too.
     this.#wire.release();
-    this.mailbox.close(reason);
+    this.#mailbox.close(reason);
     const refuse = this.#refuse;
     if (refuse) {
       this.#acknowledge = this.#refuse = undefined;
@@ -260,20 +281,13 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     const resolveClosed = this.#resolveClosed;
     this.#resolveClosed = undefined;
     resolveClosed?.(reason);
-    this.#owner?.streamEnded(this);
+    this.#port.release(asChildRef(this.#actor));
   }
 }
 
-/**
- * Opens a stream and resolves once the server acknowledged it. Rejects with
- * WrongEraError or FilterError (nothing sent), or with the opening error.
- */
-export function openSubscription(port: ListenPort, filter: unknown, subscriber: 'iterator', options?: ListenOptions): Promise<IterableListenStream>;
-export function openSubscription(port: ListenPort, filter: unknown, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
-export async function openSubscription(port: ListenPort, filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
-  const stream = createListenStream(port, filter, subscriber, options);
-  await stream.acknowledged;
-  return stream;
+/** A stream's actor (undefined for anything that is no stream of this module): for diagnostics and tests, through `mcp-actors/testing`. */
+export function subscriptionActorOf(stream: ListenStream): SubscriptionActor | undefined {
+  return SubscriptionStream.actorOf(stream);
 }
 
 function advertisesTasks(capabilities: JsonObject | undefined): boolean {

@@ -18,15 +18,31 @@
  * test/runtime/lean-differential.test.ts holds it to that against
  * `createActor`.
  *
- * What it does not: host children or have a parent. A machine that would
- * (`invoke`, `spawnChild`, `stopChild`, `sendParent`, `sendTo` a child id)
- * is refused when the actor is created (lean-refusals.ts). Whatever it needs
- * of xstate beyond the documented API is in xstate-internals.ts.
+ * It can be the child of an xstate actor (its host names the parent, as the
+ * connection actor owns every listen stream): it then takes the parent's
+ * `sendTo` (`_send`), names the parent as `_parent`, and reports its
+ * inspection events through the parent's system, so an inspector shows it
+ * under the parent. What it does not: host children of its own or talk to
+ * its parent. A machine that would (`invoke`, `spawnChild`, `stopChild`,
+ * `sendParent`, `sendTo` a child id) is refused when the actor is created
+ * (lean-refusals.ts). Whatever it needs of xstate beyond the documented API
+ * is in xstate-internals.ts.
  */
 import type { AnyActorRef, AnyActorScope, AnyMachineSnapshot, AnyStateMachine, EmittedFrom, EventFromLogic, EventObject, InputFrom, InspectionEvent, Observer, SnapshotFrom, Subscription } from 'xstate';
 import { finish, notify, realClock, reportLater, type LeanActorHost } from './lean-host.ts';
 import { childRefusal, refuseUnsupported } from './lean-refusals.ts';
-import { childRefusingSystem, failedSnapshot, initEvent, leanScope, leanSystem, runAction, stopEvent, type LeanSystem } from './xstate-internals.ts';
+import {
+  childRefusingSystem,
+  failedSnapshot,
+  initEvent,
+  inspectThroughParent,
+  leanScope,
+  leanSystem,
+  runAction,
+  stopEvent,
+  type LeanChild,
+  type LeanSystem,
+} from './xstate-internals.ts';
 
 export type { Clock, Inspector } from './actor-options.ts';
 export type { LeanActorHost } from './lean-host.ts';
@@ -36,7 +52,7 @@ let sessions = 0;
 let unnamedDelays = 0;
 
 /** A machine run without xstate's actor object: see the module comment. */
-export class LeanActor<TMachine extends AnyStateMachine> {
+export class LeanActor<TMachine extends AnyStateMachine> implements LeanChild {
   /** The machine it runs. */
   readonly logic: TMachine;
   readonly #serial = sessions++;
@@ -135,6 +151,16 @@ export class LeanActor<TMachine extends AnyStateMachine> {
   /** Unique among the LeanActors of this process: `lean:<n>`. */
   get sessionId(): string {
     return `lean:${this.#serial}`;
+  }
+
+  /** The xstate actor that owns it, if any (its host's `parent`). */
+  get _parent(): AnyActorRef | undefined {
+    return this.#host.parent;
+  }
+
+  /** How its parent's `sendTo` delivers (the parent's system inspected the event already). */
+  _send(event: EventObject): void {
+    this.#receive(event);
   }
 
   /** Where xstate creates a child (in its parent's system): this one refuses, naming the state. */
@@ -314,6 +340,8 @@ export class LeanActor<TMachine extends AnyStateMachine> {
   }
 
   #inspect(event: object): void {
+    const parent = this.#host.parent;
+    if (parent) return inspectThroughParent(parent, event as InspectionEvent);
     const inspect = this.#host.inspect;
     if (!inspect) return;
     const rooted = { ...event, rootId: this.sessionId } as InspectionEvent;

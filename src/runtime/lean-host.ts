@@ -3,7 +3,7 @@
  * runs it (emitted events, snapshots, clock, inspector) and its observers,
  * whose failures are reported as xstate reports them, outside the actor.
  */
-import type { AnyStateMachine, EmittedFrom, Observer, SnapshotFrom } from 'xstate';
+import type { AnyActorRef, AnyStateMachine, EmittedFrom, Observer, SnapshotFrom } from 'xstate';
 import type { Clock, Inspector } from './actor-options.ts';
 
 /** Who runs the actor: carries out what it emits and watches its snapshots (an object, so a host can be its own). */
@@ -14,7 +14,10 @@ export interface LeanActorHost<TMachine extends AnyStateMachine> {
   onSnapshot(snapshot: SnapshotFrom<TMachine>): void;
   /** Drives delayed transitions; the real timers by default. */
   readonly clock?: Clock | undefined;
+  /** Used only without a parent: a child's inspection events go through its parent's system. */
   readonly inspect?: Inspector | undefined;
+  /** The xstate actor that owns it (the connection actor), if any: inspection events name it as `_parent`. */
+  readonly parent?: AnyActorRef | undefined;
 }
 
 /** The process's timers. */

@@ -110,6 +110,54 @@ export function childRefusingSystem(system: LeanSystem, refusal: () => Error): L
   };
 }
 
+/**
+ * A lean actor as its xstate parent's `sendTo` and an inspector see it. The
+ * parent's system delivers a `sendTo` with `target._send(event)` (an
+ * `@internal` member; renamed, the connection's lifecycle events stop
+ * reaching its lean children and the ownership tests fail), and the Stately
+ * inspector files an actor under `actorRef._parent`.
+ */
+export interface LeanChild {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly _parent: AnyActorRef | undefined;
+  _send(event: EventObject): void;
+  send(event: EventObject): void;
+}
+
+/** A lean child typed as the `ActorRef` a parent's `sendTo` takes: it has only the members above, all xstate's relay and inspector read. */
+export function asChildRef(child: LeanChild): AnyActorRef {
+  return child as unknown as AnyActorRef;
+}
+
+/**
+ * Reports a lean child's inspection event through its parent's system, as
+ * xstate does for every actor of a system: the parent's inspectors see it,
+ * with the root's id as `rootId`. `_sendInspectionEvent` is the member
+ * described in SystemInternals.
+ */
+export function inspectThroughParent(parent: AnyActorRef, event: InspectionEvent): void {
+  (parent.system as AnyActorSystem & Pick<SystemInternals, '_sendInspectionEvent'>)._sendInspectionEvent(event);
+}
+
+/**
+ * Registers `child` in `parent`'s actor system under `systemId`, where the
+ * parent's machine finds it (`system.getAll()`, public). xstate does this
+ * with `_set` (`@internal`) for an actor created with a `systemId`; a lean
+ * actor is not created by xstate, and an xstate child is registered here too
+ * so that every child of the connection is registered the same way. Renamed,
+ * the connection's children stop hearing its lifecycle and the ownership
+ * tests fail.
+ */
+export function registerChild(parent: AnyActorRef, systemId: string, child: AnyActorRef): void {
+  (parent.system as AnyActorSystem & { _set(systemId: string, actor: AnyActorRef): void })._set(systemId, child);
+}
+
+/** Removes `child` from `parent`'s system (`_unregister`, see SystemInternals); xstate does it itself when an xstate child stops. */
+export function unregisterChild(parent: AnyActorRef, child: AnyActorRef): void {
+  (parent.system as AnyActorSystem & Pick<SystemInternals, '_unregister'>)._unregister(child);
+}
+
 /** What a lean actor stands in for as the scope's `self`: the members xstate's transition reads from it. */
 export interface LeanSelf {
   readonly id: string;

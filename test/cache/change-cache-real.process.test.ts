@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { NotInInterestError } from '../../src/cache/errors.ts';
-import { createChangeCache, type ChangeCacheHandle, type ChangeCacheOptions } from '../../src/cache/change-cache.ts';
+import type { ChangeCacheHandle, ChangeCacheOptions } from '../../src/cache/change-cache.ts';
+import { createTestChangeCache } from '../../src/testing/index.ts';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { officialStdio, type PeerOptions } from '../fixtures/stdio-peers.ts';
 import { WireRecord } from '../client/recording-transport.ts';
@@ -42,7 +43,7 @@ async function start(
   clients.push(client);
   const listeners = vi.spyOn(client, 'subscribeNotifications');
   await client.connect();
-  const cache = createChangeCache(client, { interest: everything, recovery: { baseDelayMs: 5, maxDelayMs: 20 }, random: () => 1, ...cacheOptions });
+  const cache = createTestChangeCache(client, { interest: everything, recovery: { baseDelayMs: 5, maxDelayMs: 20 }, random: () => 1, ...cacheOptions });
   caches.push(cache);
   const recorder = recordCache(cache);
   // Streams opened: modern, one subscription id each (a stream that re-listens keeps its id); legacy, one listener each.

@@ -5,8 +5,9 @@
  * runs on a simulated clock, advanced once `reconnecting` shows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { createTestClient } from '../../src/testing/index.ts';
 import { SimulatedClock } from 'xstate';
-import { createClient, type McpClient } from '../../src/client/client.ts';
+import type { McpClient } from '../../src/client/client.ts';
 import type { ClientStatus } from '../../src/client/client-status.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
 
@@ -19,7 +20,7 @@ describe('client status against the official server', () => {
   it('reports ready, the loss, reconnecting, ready again in a new generation, and closed', async () => {
     const peer = officialStdio();
     const clock = new SimulatedClock();
-    const client = createClient({ transport: peer.factory, reconnect: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 50 }, clock, random: () => 0.5 });
+    const client = createTestClient({ transport: peer.factory, reconnect: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 50 }, clock, random: () => 0.5 });
     clients.push(client);
     const lost: unknown[] = [];
     client.on('connection.lost', (event) => lost.push(event.cause));

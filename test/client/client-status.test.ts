@@ -5,8 +5,9 @@
  * backoff runs on a simulated clock, advanced once `reconnecting` shows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { createTestClient } from '../../src/testing/index.ts';
 import { SimulatedClock } from 'xstate';
-import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
+import type { ClientEvent, McpClient } from '../../src/client/client.ts';
 import type { ClientStatus } from '../../src/client/client-status.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
@@ -27,7 +28,7 @@ function linkedClient(era: 'legacy' | 'modern') {
   servers.push(server);
   const { factory, links } = countedLinks(inMemoryTransport((end) => server.serveStdio(end)));
   const clock = new SimulatedClock();
-  const client = createClient({
+  const client = createTestClient({
     transport: factory,
     era,
     reconnect: BACKOFF,

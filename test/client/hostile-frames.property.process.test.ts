@@ -1,3 +1,4 @@
+import { streamActorOf } from '../../src/testing/index.ts';
 /**
  * No bytes from a peer can hurt the client. A property test plays random
  * interleavings of valid answers and stream events with hostile frames
@@ -200,7 +201,7 @@ describe.each(['stdio', 'http'] as const)('hostile frames over %s', (transport) 
           const got = inbox.slice(starts[index]).map((message) => (message.type === 'notification' ? message.params.marker : message.type));
           const want = plan.steps.filter((s) => s.kind === 'event' && s.stream === index && delivers(index, s)).map((s) => (s as { marker: number }).marker);
           expect(got, `stream ${index}`).toEqual([...want, SENTINEL]);
-          expect(h.streams[index]!.actor.getSnapshot().status).toBe('active');
+          expect(streamActorOf(h.streams[index]!).getSnapshot().status).toBe('active');
         }
 
         // Each hostile frame reported as what it is; nothing else reported.

@@ -1,3 +1,4 @@
+import { streamActorOf } from '../../src/testing/index.ts';
 /**
  * Modern listen streams against the official @modelcontextprotocol/server
  * 2.x over stdio (serveStdio) and loopback HTTP (createMcpHandler), in real
@@ -137,7 +138,7 @@ for (const transport of ['stdio', 'http'] as const) {
       const stream = await client.listen(filter, box.subscriber);
       // How much the client had sent when the stream paused: the re-listen must come after.
       let sentWhenPaused: number | undefined;
-      stream.actor.subscribe((snapshot) => {
+      streamActorOf(stream).subscribe((snapshot) => {
         if (sentWhenPaused === undefined && snapshot.value === 'paused') sentWhenPaused = server.wire.sent.length;
       });
       const reconnected = box.next('reconnected');

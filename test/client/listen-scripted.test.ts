@@ -1,3 +1,4 @@
+import { createTestClient, streamActorOf } from '../../src/testing/index.ts';
 /**
  * What a real server will not do, from the scripted peer, served over the
  * in-memory pair (the stdio framing; the peer's process boundary is the
@@ -23,8 +24,8 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
-async function scripted(listen: string, era: 'modern' | 'legacy' = 'modern'): Promise<McpClient> {
-  const client = createClient({ transport: scriptedMemory(['--era', era, '--listen', listen]) });
+async function scripted(listen: string, era: 'modern' | 'legacy' = 'modern', clock?: SimulatedClock): Promise<McpClient> {
+  const client = createTestClient({ transport: scriptedMemory(['--era', era, '--listen', listen]), ...(clock ? { clock } : {}) });
   clients.push(client);
   await client.connect();
   return client;
@@ -99,7 +100,7 @@ describe('listen against a scripted peer', () => {
     const stream = await client.listen({ toolsListChanged: true }, (message) => void inbox.push(message));
     // The peer answers in order: once this request is answered, both acknowledgments were read.
     await client.request('tools/list');
-    expect(stream.actor.getSnapshot().value).toEqual({ listening: 'active' });
+    expect(streamActorOf(stream).getSnapshot().value).toEqual({ listening: 'active' });
     expect(inbox).toEqual([]);
     stream.close();
     expect(await stream.closed).toEqual({ type: 'local' });
@@ -130,9 +131,9 @@ describe('listen against a scripted peer', () => {
   });
 
   it('a cancel tagged with the stream’s subscription id before the ack rejects at once, without waiting for the ack timeout', async () => {
-    const client = await scripted('cancel-tagged');
     // The ack timeout runs on a clock nobody advances: only the cancel can end the opening.
-    const opening = client.listen({ toolsListChanged: true }, () => {}, { clock: new SimulatedClock() });
+    const client = await scripted('cancel-tagged', 'modern', new SimulatedClock());
+    const opening = client.listen({ toolsListChanged: true }, () => {});
     const outcome = await outcomeAfterRoundTrips(client, opening);
     expect(outcome).toMatchObject({ error: expect.any(ListenNotAcknowledgedError) });
     const failure = (outcome as { error: ListenNotAcknowledgedError }).error;
@@ -214,7 +215,7 @@ describe('listen against a scripted peer', () => {
     await client.connect();
     const stream = await client.listen({ toolsListChanged: true }, () => {});
     await expect(client.request('script/hold')).rejects.toMatchObject({ code: 'request_timeout' });
-    expect(stream.actor.getSnapshot().status).toBe('active');
+    expect(streamActorOf(stream).getSnapshot().status).toBe('active');
   });
 
   it('rejects bad filters before anything is sent', async () => {

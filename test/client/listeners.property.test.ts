@@ -92,7 +92,7 @@ async function run(steps: Step[]): Promise<void> {
   const reconnect = () => {
     peer.reconnect();
     generation += 1;
-    registry.handleLifecycle({ type: 'connection.ready', era: 'legacy', generation });
+    peer.announce({ type: 'connection.ready', era: 'legacy', generation });
   };
 
   const quiesce = async () => {
@@ -165,7 +165,7 @@ async function run(steps: Step[]): Promise<void> {
         peer.drop();
         // The real client may fail pending requests before or after telling the registry.
         if (step.failPendingFirst) await flush();
-        registry.handleLifecycle({ type: 'connection.lost', cause: 'dropped' });
+        peer.announce({ type: 'connection.lost', cause: 'dropped' });
         break;
       case 'reconnect':
         if (!peer.connected) reconnect();
@@ -177,7 +177,7 @@ async function run(steps: Step[]): Promise<void> {
     await flush();
   }
   await quiesce();
-  registry.close({ type: 'disconnected' });
+  peer.announce({ type: 'connection.closed', reason: { type: 'disconnected' } });
 }
 
 describe('notification listeners under random interleavings', () => {

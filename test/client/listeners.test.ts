@@ -267,14 +267,14 @@ describe('notification listeners: reconnect and closed reasons', () => {
     await registry.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['file:///ok', 'file:///flaky'] }, a.subscriber);
     await registry.subscribeNotifications({ resourceSubscriptions: ['file:///ok'] }, b.subscriber);
     peer.drop();
-    registry.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
+    peer.announce({ type: 'connection.lost', cause: 'eof' });
     peer.reconnect();
     peer.failing.add('file:///flaky');
     const reported = new Promise<void>((resolve) => {
       const poll = () => (b.messages.length > 0 ? resolve() : queueMicrotask(poll));
       poll();
     });
-    registry.handleLifecycle({ type: 'connection.ready', era: 'legacy', generation: 2 });
+    peer.announce({ type: 'connection.ready', era: 'legacy', generation: 2 });
     registry.dispatch(TOOLS, {}); // arrives before the report: covered by it, not delivered
     await reported;
     expect(a.messages).toEqual([
@@ -304,9 +304,9 @@ describe('notification listeners: reconnect and closed reasons', () => {
     const listener = await registry.subscribeNotifications({ toolsListChanged: true }, 'iterator');
     const messages = listener[Symbol.asyncIterator]();
     peer.drop();
-    registry.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
+    peer.announce({ type: 'connection.lost', cause: 'eof' });
     peer.reconnect();
-    registry.handleLifecycle({ type: 'connection.ready', era: 'legacy', generation: 2 });
+    peer.announce({ type: 'connection.ready', era: 'legacy', generation: 2 });
     expect((await messages.next()).value).toMatchObject({ type: 'reconnected', report: { resubscribed: [], failed: [] } });
     registry.dispatch(TOOLS, {});
     expect((await messages.next()).value).toMatchObject({ type: 'notification', method: TOOLS });
@@ -321,9 +321,9 @@ describe('notification listeners: reconnect and closed reasons', () => {
     await registering;
     for (const generation of [2, 3]) {
       peer.drop();
-      registry.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
+      peer.announce({ type: 'connection.lost', cause: 'eof' });
       peer.reconnect();
-      registry.handleLifecycle({ type: 'connection.ready', era: 'legacy', generation });
+      peer.announce({ type: 'connection.ready', era: 'legacy', generation });
       await peer.waitForPending();
     }
     peer.completeNext();
@@ -348,8 +348,8 @@ describe('notification listeners: reconnect and closed reasons', () => {
     const pending = registry.subscribeNotifications({ resourceSubscriptions: ['file:///p'] }, () => {});
     await peer.waitForPending();
     peer.drop();
-    registry.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
-    registry.handleLifecycle({ type: 'connection.closed', reason });
+    peer.announce({ type: 'connection.lost', cause: 'eof' });
+    peer.announce({ type: 'connection.closed', reason });
     expect(a.messages).toEqual([expect.objectContaining({ type: 'closed', reason })]);
     await expect(pending).rejects.toEqual(new ListenerClosedError(reason));
     await expect(registry.subscribeNotifications({ toolsListChanged: true }, () => {})).rejects.toBeInstanceOf(ListenerClosedError);
@@ -361,10 +361,10 @@ describe('notification listeners: reconnect and closed reasons', () => {
     const a = inbox();
     await registry.subscribeNotifications({ resourceSubscriptions: ['file:///a'] }, a.subscriber);
     peer.drop();
-    registry.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
+    peer.announce({ type: 'connection.lost', cause: 'eof' });
     peer.reconnect('modern');
-    registry.handleLifecycle({ type: 'connection.era_changed', from: 'legacy', to: 'modern' });
-    registry.handleLifecycle({ type: 'connection.ready', era: 'modern', generation: 2 });
+    peer.announce({ type: 'connection.era_changed', from: 'legacy', to: 'modern' });
+    peer.announce({ type: 'connection.ready', era: 'modern', generation: 2 });
     expect(a.summary()).toEqual(['closed era_changed']);
     expect(a.messages[0]).toMatchObject({ reason: { type: 'era_changed', era: 'modern' } });
     await expect(registry.subscribeNotifications({ toolsListChanged: true }, () => {})).rejects.toBeInstanceOf(WrongEraError);

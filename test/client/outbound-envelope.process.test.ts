@@ -35,7 +35,7 @@ describe('on a modern connection', () => {
     const held = client.request('script/hold', {}, { signal: controller.signal });
     controller.abort();
     await expect(held).rejects.toMatchObject({ code: 'request_aborted' });
-    await client.connection.notify('notifications/roots/list_changed');
+    await client.notify('notifications/roots/list_changed');
     // A request from the server: its reply leaves through the same path (a response: no params to envelope).
     await client.request('script/emit', { lines: ['{"jsonrpc":"2.0","id":"from-server","method":"ping"}'] });
     await client.request('tools/list', { _meta: { progressToken: 'own' } });

@@ -1,3 +1,4 @@
+import { AnnouncingOwner } from './announcing-owner.ts';
 /**
  * An honest in-test legacy peer behind a RequestPort: it records every
  * `resources/subscribe` / `resources/unsubscribe`, keeps the server-side
@@ -23,7 +24,7 @@ interface Pending extends RecordedRequest {
   reject(error: unknown): void;
 }
 
-export class RecordingPeer implements RequestPort {
+export class RecordingPeer extends AnnouncingOwner implements RequestPort {
   era: Era | undefined = 'legacy';
   readonly serverCapabilities: JsonObject | undefined = { resources: { subscribe: true } };
   /** Every request sent, in order, across sessions. */
@@ -42,6 +43,7 @@ export class RecordingPeer implements RequestPort {
   #waiters: (() => void)[] = [];
 
   constructor({ autoComplete = true }: { autoComplete?: boolean } = {}) {
+    super();
     this.autoComplete = autoComplete;
   }
 

@@ -1,3 +1,4 @@
+import { streamActorOf } from '../../src/testing/index.ts';
 /**
  * No slow server can fool the negotiation. The real dual-era server (the
  * official `@modelcontextprotocol/server` 2.4.0 `serveStdio`, in
@@ -135,7 +136,7 @@ describe.concurrent('a dual-era server slow to restart (the official 2.4.0 serve
       expect(reconnected).toHaveLength(RESTART_DELAYS_MS.length);
       for (const message of reconnected) expect(message).toMatchObject({ snapshot: expect.any(Object) });
       expect(inboxes[index]!.filter((message) => message.type === 'closed')).toEqual([]);
-      expect(stream.actor.getSnapshot().status).toBe('active');
+      expect(streamActorOf(stream).getSnapshot().status).toBe('active');
       // On the wire: one listen per connection attempt that got that far, every one under the stream's first id.
       const listens = wire.calls('subscriptions/listen').filter((call) => call.params.notifications !== undefined && JSON.stringify(call.params.notifications) === JSON.stringify(FILTERS[index]));
       expect(new Set(listens.map((call) => call.id))).toEqual(new Set([stream.id]));

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { assign, createActor, setup, SimulatedClock, type InspectionEvent } from 'xstate';
 import type { Era } from '../../machines/era.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
-import type { ListenHandlers, ListenPort, RequestOptions } from '../../src/client/ports.ts';
+import type { ListenHandlers, RequestOptions } from '../../src/client/ports.ts';
+import type { Clock } from '../../src/runtime/actor-options.ts';
+import { streamActorOf } from '../../src/testing/index.ts';
+import { AnnouncingOwner } from './announcing-owner.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import {
   createListenStream,
@@ -10,9 +13,10 @@ import {
   HonoredFilterTooBroadError,
   ListenAckTimeoutError,
   ListenNotAcknowledgedError,
-  openSubscription,
   type ListenOptions,
+  type StreamConnection,
 } from '../../src/client/subscription.ts';
+import { openSubscription } from '../../src/client/open-subscription.ts';
 import { ConnectionLostError, RpcError, WrongEraError } from '../../src/protocol/errors.ts';
 import { FilterError, type NotificationFilter } from '../../src/protocol/filter.ts';
 import type { JsonObject, RequestId } from '../../src/protocol/jsonrpc.ts';
@@ -32,8 +36,9 @@ interface PendingRequest {
   reject: (error: unknown) => void;
 }
 
-/** Plays the connection: records what is sent, routes only to streams whose route is still held. */
-class FakeListenPort implements ListenPort {
+/** Plays the connection: records what is sent, routes only to streams whose route is still held, owns the streams' actors. */
+class FakeListenPort extends AnnouncingOwner implements StreamConnection {
+  clock: Clock | undefined = undefined;
   era: Era | undefined = 'modern';
   serverCapabilities: JsonObject | undefined = {};
   relisten: RelistenPolicy | false = false;
@@ -192,7 +197,8 @@ describe('openSubscription: opening', () => {
   it('rejects with ListenAckTimeoutError when no ack comes within the ack timeout, and cancels', async () => {
     const port = new FakeListenPort();
     const clock = new SimulatedClock();
-    const opening = openSubscription(port, filter, () => undefined, { ackTimeoutMs: 2_000, clock });
+    port.clock = clock;
+    const opening = openSubscription(port, filter, () => undefined, { ackTimeoutMs: 2_000 });
     clock.increment(2_000);
     const error = await opening.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ListenAckTimeoutError);
@@ -213,8 +219,8 @@ describe('openSubscription: opening', () => {
     const port = new FakeListenPort();
     const { callback, got } = recordingCallback();
     const stream = createListenStream(port, filter, callback);
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
-    stream.handleLifecycle({ type: 'connection.ready', era: 'modern', generation: 2 });
+    port.announce({ type: 'connection.lost', cause: 'eof' });
+    port.announce({ type: 'connection.ready', era: 'modern', generation: 2 });
     expect(port.streams.map((s) => [s.id, s.released])).toEqual([[40, true], [40, false]]);
     port.ack(filter);
     await stream.acknowledged;
@@ -404,12 +410,12 @@ describe('ListenStream: connection lifecycle', () => {
 
   it('pauses, reopens under the same id, resyncs, then delivers the snapshot, held events in order, then live', async () => {
     const { port, stream, got, summary } = await opened();
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
+    port.announce({ type: 'connection.lost', cause: 'eof' });
     expect(port.streams[0]?.released).toBe(true);
     port.streams[0]?.handlers.notification(TOOLS, {}); // a stale route: must not deliver
     expect(got).toEqual([]);
 
-    stream.handleLifecycle(ready);
+    port.announce(ready);
     expect(port.streams.map((s) => s.id)).toEqual([40, 40]);
     port.ack({ toolsListChanged: true, resourceSubscriptions: ['file:///a'] });
     expect(stream.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['file:///a'] });
@@ -437,9 +443,9 @@ describe('ListenStream: connection lifecycle', () => {
   });
 
   it('a failed resources/read is an Error in the snapshot, not the end of the stream', async () => {
-    const { port, stream, got } = await opened(undefined, {}, { resourceSubscriptions: ['file:///a'] });
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
-    stream.handleLifecycle(ready);
+    const { port, got } = await opened(undefined, {}, { resourceSubscriptions: ['file:///a'] });
+    port.announce({ type: 'connection.lost', cause: 'eof' });
+    port.announce(ready);
     port.ack({ resourceSubscriptions: ['file:///a'] });
     const failure = new RpcError({ code: -32002, message: 'not found' });
     port.take('resources/read')[0]?.reject(failure);
@@ -449,8 +455,8 @@ describe('ListenStream: connection lifecycle', () => {
 
   it('a list the server fails during resync ends the stream as refused', async () => {
     const { port, stream } = await opened();
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
-    stream.handleLifecycle(ready);
+    port.announce({ type: 'connection.lost', cause: 'eof' });
+    port.announce(ready);
     port.ack(filter);
     const failure = new RpcError({ code: -32603, message: 'boom' });
     port.take('tools/list')[0]?.reject(failure);
@@ -459,20 +465,20 @@ describe('ListenStream: connection lifecycle', () => {
 
   it('a resync cut by the connection waits for the next ready', async () => {
     const { port, stream } = await opened();
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
-    stream.handleLifecycle(ready);
+    port.announce({ type: 'connection.lost', cause: 'eof' });
+    port.announce(ready);
     port.ack(filter);
     port.take('tools/list')[0]?.reject(new ConnectionLostError('tools/list'));
     await flush();
-    expect(stream.actor.getSnapshot().value).toBe('paused');
-    stream.handleLifecycle({ type: 'connection.ready', era: 'modern', generation: 3 });
+    expect(streamActorOf(stream).getSnapshot().value).toBe('paused');
+    port.announce({ type: 'connection.ready', era: 'modern', generation: 3 });
     expect(port.streams.map((s) => s.id)).toEqual([40, 40, 40]);
   });
 
   it('events held during the resync count against the cap', async () => {
     const { port, stream } = await opened(undefined, { mailboxCap: 2 });
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
-    stream.handleLifecycle(ready);
+    port.announce({ type: 'connection.lost', cause: 'eof' });
+    port.announce(ready);
     port.ack(filter);
     for (let n = 0; n < 3; n++) port.emit(TOOLS, { n });
     await expect(stream.closed).resolves.toEqual({ type: 'delivery_dropped', cap: 2 });
@@ -480,8 +486,8 @@ describe('ListenStream: connection lifecycle', () => {
 
   it('a refused re-listen ends the stream as refused', async () => {
     const { port, stream } = await opened();
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
-    stream.handleLifecycle(ready);
+    port.announce({ type: 'connection.lost', cause: 'eof' });
+    port.announce(ready);
     const error = new RpcError({ code: -32600, message: 'no' });
     port.live().handlers.error(error);
     await expect(stream.closed).resolves.toEqual({ type: 'refused', error });
@@ -493,17 +499,17 @@ describe('ListenStream: connection lifecycle', () => {
     [{ type: 'connection.closed', reason: { type: 'disconnected' } }, { type: 'disconnected' }],
     [{ type: 'connection.closed', reason: { type: 'transport_closed', cause: 'eof' } }, { type: 'remote', cause: 'eof' }],
   ] as const)('%o while paused closes the stream as %o', async (event, reason) => {
-    const { stream, got } = await opened();
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
-    stream.handleLifecycle(event);
+    const { port, stream, got } = await opened();
+    port.announce({ type: 'connection.lost', cause: 'eof' });
+    port.announce(event);
     await expect(stream.closed).resolves.toEqual(reason);
     expect(got.at(-1)).toEqual({ type: 'closed', ref: stream.ref, reason });
   });
 
   it('a lifecycle event after the stream closed is ignored', async () => {
-    const { stream } = await opened();
+    const { port, stream } = await opened();
     stream.close();
-    stream.handleLifecycle({ type: 'connection.lost', cause: 'eof' });
+    port.announce({ type: 'connection.lost', cause: 'eof' });
     await expect(stream.closed).resolves.toEqual({ type: 'local' });
   });
 });

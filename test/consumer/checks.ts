@@ -21,6 +21,8 @@ const REQUIRED = [
   'dist/src/server/index.d.ts',
   'dist/src/redis/index.js',
   'dist/src/redis/index.d.ts',
+  'dist/src/testing/index.js',
+  'dist/src/testing/index.d.ts',
   'dist/src/demo/demo-server.js',
 ];
 const TOP_LEVEL = new Set(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);

@@ -1,7 +1,7 @@
 /**
  * Type-checks the README's TypeScript examples against the real API, as a
  * reader who pastes one would: each ```ts block is its own module importing
- * `mcp-actors`, `mcp-actors/server` and `mcp-actors/redis` (mapped to src/), and the few names
+ * `mcp-actors`, `mcp-actors/server`, `mcp-actors/redis` and `mcp-actors/testing` (mapped to src/), and the few names
  * the README takes as given across examples (`client`, `server`, `signal`,
  * `transport`) are ambient, so an example may use them or declare its own.
  */
@@ -38,7 +38,7 @@ export function exampleTypeErrors(markdown: string, repoRoot: string): string[] 
     ...projectCompilerOptions(repoRoot),
     noUnusedLocals: false,
     baseUrl: repoRoot,
-    paths: { 'mcp-actors': ['src/index.ts'], 'mcp-actors/server': ['src/server/index.ts'], 'mcp-actors/redis': ['src/redis/index.ts'] },
+    paths: { 'mcp-actors': ['src/index.ts'], 'mcp-actors/server': ['src/server/index.ts'], 'mcp-actors/redis': ['src/redis/index.ts'], 'mcp-actors/testing': ['src/testing/index.ts'] },
   };
   // Virtual files beside the real tests, so that package.json ("type": "module") makes them ES modules.
   const dir = join(repoRoot, 'test', 'readme');

@@ -15,6 +15,7 @@ import {
   type SubscriberMessage,
 } from 'mcp-actors';
 import { createInProcessBus, createServer, DEFAULT_LIMITS, type ChangeEvent, type ToolHandler } from 'mcp-actors/server';
+import { connectionActorOf, createTestClient, SimulatedClock, streamActorOf, type TestSeams } from 'mcp-actors/testing';
 
 const describe = (reason: ClosedReason): string => {
   switch (reason.type) {
@@ -55,6 +56,11 @@ try {
 ready.unsubscribe();
 await client.close();
 for await (const status of client.status()) if (status.state === 'closed') console.log(status.reason.type);
+
+// The testing entry: a client on a simulated clock and a fixed jitter, and read-only access to its actors.
+const seams: TestSeams = { clock: new SimulatedClock(), random: () => 0.5 };
+const testClient = createTestClient({ transport: stdioTransport({ command: 'node', args: ['server.mjs'] }), ...seams });
+console.log(connectionActorOf(testClient).getSnapshot().status, streamActorOf(stream).getSnapshot().status);
 
 const echo: ToolHandler = (args, context) => {
   void context.progress(1, 1);

@@ -1,0 +1,101 @@
+/**
+ * The connection actor owns the actors built on it (issue 15, rule 3): a
+ * listen stream (lean runtime), a legacy listener and the URI worker are its
+ * children in the inspection feed (`_parent`, one `rootId`), and the
+ * lifecycle events they receive come from it (`@xstate.event` whose
+ * `sourceRef` is the connection actor), not from code that forwards them.
+ * Our client and our server joined by the in-memory pair: this is about
+ * ownership, not a process boundary. Also issue 16: what a client and a
+ * stream show of themselves is their public surface only.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { createClient, type ClientOptions, type McpClient } from '../../src/client/client.ts';
+import type { McpServer } from '../../src/server/index.ts';
+import { connectionActorOf } from '../../src/testing/index.ts';
+import { inMemoryTransport } from '../../src/transport/in-memory.ts';
+import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+
+const clients: McpClient[] = [];
+const servers: McpServer[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** A connected client of a fresh fixture server, and every inspection event its actors reported. */
+async function inspected(options: Partial<ClientOptions> = {}) {
+  const server = buildFixtureServer();
+  servers.push(server);
+  const events: InspectionEvent[] = [];
+  const client = createClient({ transport: inMemoryTransport((end) => server.serveStdio(end)), inspect: (event) => events.push(event), ...options });
+  clients.push(client);
+  await client.connect();
+  return { client, events };
+}
+
+/** The machine id an actor runs (`connection`, `listener`, `uriWorker`, `subscription`). */
+const machineOf = (actor: object): string | undefined => (actor as { logic?: { id?: string } }).logic?.id;
+
+/** The actors the feed announced (`@xstate.actor`), by the machine they run. */
+const announced = (events: InspectionEvent[], machine: string): AnyActorRef[] =>
+  events.flatMap((event) => (event.type === '@xstate.actor' && machineOf(event.actorRef) === machine ? [event.actorRef as AnyActorRef] : []));
+
+/** The lifecycle events (`connection.*`) `from` sent to `to`, as the feed saw them (a child's `xstate.init` comes from its parent too). */
+const sentBy = (events: InspectionEvent[], from: AnyActorRef, to: AnyActorRef): string[] =>
+  events.flatMap((event) =>
+    event.type === '@xstate.event' && event.sourceRef === from && event.actorRef === to && event.event.type.startsWith('connection.') ? [event.event.type] : [],
+  );
+
+describe('the connection actor owns its children', () => {
+  it('modern: the listen stream is the connection actor’s child and hears connection.closed from it', async () => {
+    const { client, events } = await inspected();
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    const connection = connectionActorOf(client);
+    const [streamActor, ...others] = announced(events, 'subscription');
+    expect(others).toEqual([]);
+    expect(streamActor!._parent).toBe(connection);
+    const rootIds = new Set(events.filter((event) => event.actorRef === streamActor).map((event) => event.rootId));
+    expect(rootIds).toEqual(new Set([connection.sessionId]));
+
+    await client.close();
+    await expect(stream.closed).resolves.toEqual({ type: 'disconnected' });
+    expect(sentBy(events, connection, streamActor!)).toEqual(['connection.closed']);
+  });
+
+  it('legacy: the listener and the URI worker are the connection actor’s children and hear its lifecycle from it, worker first', async () => {
+    const { client, events } = await inspected({ era: 'legacy' });
+    const listener = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, () => {});
+    const connection = connectionActorOf(client);
+    const [worker] = announced(events, 'uriWorker');
+    const [listenerActor] = announced(events, 'listener');
+    expect(worker!._parent).toBe(connection);
+    expect(listenerActor!._parent).toBe(connection);
+    expect(listenerActor!.id).toBe(listener.id);
+    // The first ready was announced before the listener existed; the worker, created with the client, heard it.
+    expect(sentBy(events, connection, worker!)).toEqual(['connection.ready']);
+
+    await client.close();
+    expect(sentBy(events, connection, worker!)).toEqual(['connection.ready', 'connection.closed']);
+    expect(sentBy(events, connection, listenerActor!)).toEqual(['connection.closed']);
+    const closedTo = events.flatMap((event) =>
+      event.type === '@xstate.event' && event.sourceRef === connection && event.event.type === 'connection.closed' ? [event.actorRef] : [],
+    );
+    expect(closedTo).toEqual([worker, listenerActor]);
+  });
+});
+
+describe('only the public surface is public (issue 16)', () => {
+  it('a client shows no connection or actor, and a stream’s own keys are its public fields', async () => {
+    const { client } = await inspected();
+    expect('connection' in client).toBe(false);
+    expect('actor' in client).toBe(false);
+    const stream = await client.listen({ toolsListChanged: true }, () => {});
+    expect(Object.keys(stream).sort()).toEqual(['acknowledged', 'id', 'ref', 'requestedFilter']);
+    for (const internal of ['actor', 'handleLifecycle', 'port', 'mailbox', 'holdCap', 'cap', 'clock']) {
+      expect(Object.keys(stream)).not.toContain(internal);
+    }
+    expect('handleLifecycle' in stream).toBe(false);
+    expect('actor' in stream).toBe(false);
+  });
+});

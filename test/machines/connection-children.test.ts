@@ -1,0 +1,76 @@
+/**
+ * Rule 3 of issue 15 in the machine that holds it: the connection machine
+ * sends each lifecycle event to the children registered in its system, on
+ * the transition that announces it, in the order connection-children.ts
+ * gives (the URI worker first, except on `connection.ready`), and tells a
+ * child that stopped nothing more. Children here are recording actors made
+ * with xstate's public `parent` and `systemId` options; time is the
+ * simulated clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor, setup, type AnyActorRef } from 'xstate';
+import { memberId, URI_WORKER_ID } from '../../machines/connection-children.ts';
+import { harness } from './connection-harness.ts';
+
+/** Every event each recording child received, as `<name> <type>`, in the order they arrived. */
+function recorder(parent: AnyActorRef) {
+  const heard: string[] = [];
+  const child = (name: string, systemId = memberId(name)): AnyActorRef =>
+    createActor(
+      setup({}).createMachine({
+        initial: 'running',
+        states: {
+          running: { on: { end: 'ended', '*': { actions: ({ event }) => heard.push(`${name} ${event.type}`) } } },
+          ended: { type: 'final' },
+        },
+      }),
+      { parent, systemId },
+    ).start();
+  return { heard, child };
+}
+
+describe('connection machine: its children hear its lifecycle from it', () => {
+  it('tells every child each lifecycle event, the worker first except on ready, and a child that ended nothing', async () => {
+    const h = harness({ eras: ['legacy', 'legacy'] });
+    const { heard, child } = recorder(h.actor);
+    child('worker', URI_WORKER_ID);
+    child('listener');
+    const stream = child('stream');
+    h.actor.send({ type: 'connect' });
+    h.transports[0]!.open();
+    await h.settle();
+    expect(heard).toEqual(['listener connection.ready', 'stream connection.ready', 'worker connection.ready']);
+
+    stream.send({ type: 'end' }); // a child that ends leaves the connection's system
+    heard.length = 0;
+    h.transports[0]!.fail(new Error('exited'));
+    expect(heard).toEqual(['worker connection.lost', 'listener connection.lost']);
+    h.clock.increment(75);
+    h.transports[1]!.open();
+    await h.settle();
+    expect(heard.slice(2)).toEqual(['listener connection.ready', 'worker connection.ready']);
+
+    heard.length = 0;
+    h.actor.send({ type: 'disconnect' });
+    expect(heard).toEqual(['worker connection.closed', 'listener connection.closed']);
+  });
+
+  it('tells children the era changed before the ready of the other era', async () => {
+    const h = harness({ eras: ['legacy', 'modern'] });
+    const { heard, child } = recorder(h.actor);
+    child('stream');
+    h.actor.send({ type: 'connect' });
+    h.transports[0]!.open();
+    await h.settle();
+    h.transports[0]!.fail(new Error('exited'));
+    h.clock.increment(75);
+    h.transports[1]!.open();
+    await h.settle();
+    expect(heard).toEqual([
+      'stream connection.ready',
+      'stream connection.lost',
+      'stream connection.era_changed',
+      'stream connection.ready',
+    ]);
+  });
+});
