@@ -36,7 +36,7 @@ import { checkedList, checkedResult, type ListItems } from '../protocol/result-s
 import type { ServerRequestMethod } from './server-request-types.ts';
 import type { OnRequestOptions, ServerRequestHandler } from './server-requests.ts';
 import { NotificationListeners, type IterableListenerRef, type ListenerRef, type SubscribeNotificationsOptions } from './listeners.ts';
-import type { Subscriber } from './mailbox.ts';
+import { isSubscriber, type DeliveryTarget, type Subscriber } from './mailbox.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
 import type { RequestOptions } from './ports.ts';
 import { openSubscription } from './open-subscription.ts';
@@ -84,10 +84,12 @@ export class McpClient {
     return this.#options.inspect;
   }
 
+  /** The negotiated era (`legacy` or `modern`); undefined before the first negotiation. */
   get era(): Era | undefined {
     return this.#connection.era;
   }
 
+  /** The negotiated protocol revision, e.g. `2025-11-25` or `2026-07-28`; undefined before the first negotiation. */
   get protocolVersion(): string | undefined {
     return this.#connection.negotiated?.protocolVersion;
   }
@@ -102,6 +104,7 @@ export class McpClient {
     return this.#connection.negotiated?.serverInfo as ServerInfo | undefined;
   }
 
+  /** The server's `instructions` for the model, as negotiated, if it sent any. */
   get instructions(): string | undefined {
     return this.#connection.negotiated?.instructions;
   }
@@ -217,10 +220,15 @@ export class McpClient {
     return this.notify('notifications/roots/list_changed');
   }
 
+  /**
+   * Sends any request in the negotiated era's envelope and resolves with its result (unchecked: the typed helpers
+   * below check theirs); an error response rejects with RpcError, a timeout with RequestTimeoutError.
+   */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
     return this.#connection.request(method, params, options);
   }
 
+  /** Sends a notification in the negotiated era's envelope; resolves once the transport took it. */
   notify(method: string, params?: JsonObject): Promise<void> {
     return this.#connection.notify(method, params);
   }
@@ -315,6 +323,7 @@ export class McpClient {
     return this.request('resources/subscribe', { uri }, options);
   }
 
+  /** Legacy era: one direct `resources/unsubscribe`, the counterpart of `subscribeResource` (not refcounted either). */
   unsubscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
     return this.request('resources/unsubscribe', { uri }, options);
   }
@@ -322,27 +331,36 @@ export class McpClient {
   /**
    * Modern era: opens a `subscriptions/listen` stream owned by its own actor
    * and resolves once the server acknowledged it (the honored filter is on
-   * the stream). On a legacy connection it rejects with WrongEraError: use
-   * `subscribeNotifications`.
+   * the stream). Without a subscriber the stream is async-iterable (`for
+   * await` its messages); with one (a callback, or an xstate actor that
+   * receives them as events) the messages go there. On a legacy connection it
+   * rejects with WrongEraError: use `subscribeNotifications`.
    */
-  listen(filter: NotificationFilter, subscriber: 'iterator', options?: ListenOptions): Promise<IterableListenStream>;
   listen(filter: NotificationFilter, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
-  async listen(filter: NotificationFilter, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
+  listen(filter: NotificationFilter, options?: ListenOptions): Promise<IterableListenStream>;
+  async listen(filter: NotificationFilter, second?: Subscriber | ListenOptions, third?: ListenOptions): Promise<ListenStream> {
     this.#assertReady('subscriptions/listen');
+    const [target, options] = deliveryOf(second, third);
     const mailboxCap = this.#options.mailboxCap;
-    return openSubscription(this.#connection, filter, subscriber, { ...(mailboxCap !== undefined ? { mailboxCap } : {}), ...options });
+    return openSubscription(this.#connection, filter, target, { ...(mailboxCap !== undefined ? { mailboxCap } : {}), ...options });
   }
 
   /**
    * Legacy era: registers a notification listener whose filter decides what
    * its subscriber receives; resolves once every URI it names is subscribed.
-   * On a modern connection it rejects with WrongEraError: use `listen`.
+   * Without a subscriber the reference is async-iterable, as a listen stream
+   * is. On a modern connection it rejects with WrongEraError: use `listen`.
    */
-  subscribeNotifications(filter: NotificationFilter, subscriber: 'iterator', options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
   subscribeNotifications(filter: NotificationFilter, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
-  async subscribeNotifications(filter: NotificationFilter, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef> {
+  subscribeNotifications(filter: NotificationFilter, options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
+  async subscribeNotifications(
+    filter: NotificationFilter,
+    second?: Subscriber | SubscribeNotificationsOptions,
+    third?: SubscribeNotificationsOptions,
+  ): Promise<ListenerRef> {
     this.#assertReady('subscribeNotifications');
-    return this.#listeners.subscribeNotifications(filter, subscriber, options);
+    const [target, options] = deliveryOf(second, third);
+    return this.#listeners.subscribeNotifications(filter, target, options);
   }
 
   /** Opening a stream or a listener is a request: while not connected it fails fast, as requests do. */
@@ -359,6 +377,11 @@ export class McpClient {
     const items = await collectPages(list, (method, params) => this.request(method, params, options));
     return checkedList(list, LIST_METHODS[list], items);
   }
+}
+
+/** The argument after a filter is a subscriber or the options: no subscriber means the stream is iterated. */
+function deliveryOf<O extends object>(second: Subscriber | O | undefined, third: O | undefined): [DeliveryTarget, O | undefined] {
+  return isSubscriber(second) ? [second, third] : ['iterator', second];
 }
 
 /** Creates a client; call `connect()` to connect. */

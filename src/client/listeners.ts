@@ -24,7 +24,7 @@ import { NotConnectedError, RequestAbortedError, WrongEraError } from '../protoc
 import { filterAllows, validateFilter, type NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from './listener-errors.ts';
-import { createMailbox, type Mailbox, type SubscriberCallbackError, type Subscriber } from './mailbox.ts';
+import { createMailbox, type Mailbox, type SubscriberCallbackError, type DeliveryTarget } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
 import type { ChildOwner, RequestPort } from './ports.ts';
@@ -42,7 +42,7 @@ export interface ListenerRef extends SubscriptionRef {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** What `subscribeNotifications(filter, 'iterator')` resolves with: the reference, iterable for its messages. */
+/** What `subscribeNotifications(filter)` (no subscriber) resolves with: the reference, iterable for its messages. */
 export type IterableListenerRef = ListenerRef & AsyncIterable<SubscriberMessage>;
 
 /** A listener that ended meanwhile has nothing left to dispose of. */
@@ -135,12 +135,12 @@ export class NotificationListeners {
 
   /**
    * Registers a listener; resolves once every URI in the filter is subscribed
-   * on the server. With `'iterator'` the reference is also the async iterable
+   * on the server. With `'iterator'` (the client's call without a subscriber) the reference is also the async iterable
    * of its messages, ending after `closed`.
    */
   subscribeNotifications(filter: unknown, subscriber: 'iterator', options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
-  subscribeNotifications(filter: unknown, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
-  subscribeNotifications(filter: unknown, subscriber: Subscriber, options: SubscribeNotificationsOptions = {}): Promise<ListenerRef> {
+  subscribeNotifications(filter: unknown, subscriber: DeliveryTarget, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
+  subscribeNotifications(filter: unknown, subscriber: DeliveryTarget, options: SubscribeNotificationsOptions = {}): Promise<ListenerRef> {
     if (this.#closedReason) return Promise.reject(new ListenerClosedError(this.#closedReason));
     const era = this.#port.era;
     if (era === 'modern') return Promise.reject(new WrongEraError('modern', 'subscribeNotifications'));

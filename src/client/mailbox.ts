@@ -31,7 +31,19 @@ export interface SubscriberActor {
 }
 
 /** Who receives a stream's or listener's messages: a callback, `'iterator'` (the stream is async-iterable), or an xstate actor. */
-export type Subscriber = SubscriberCallback | 'iterator' | SubscriberActor;
+/** Who receives a stream's or a listener's messages: a callback or an xstate actor (omit it to iterate instead). */
+export type Subscriber = SubscriberCallback | SubscriberActor;
+
+/** Where a mailbox delivers: a subscriber, or the stream's own async iterator (`'iterator'`, internal). */
+export type DeliveryTarget = Subscriber | 'iterator';
+
+/** Whether the argument after a filter is a subscriber (a callback or an actor) rather than options. */
+export function isSubscriber(value: unknown): value is Subscriber {
+  if (typeof value === 'function') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<SubscriberActor>;
+  return typeof candidate.send === 'function' && typeof candidate.getSnapshot === 'function';
+}
 
 /** The mailbox shed a delivery at its cap; the iterator throws this after yielding what it had. */
 export class DeliveryDroppedError extends McpActorsError {
@@ -75,7 +87,7 @@ export interface Mailbox {
   readonly iterator: AsyncIterator<SubscriberMessage> | undefined;
 }
 
-export function createMailbox(subscriber: Subscriber, options: MailboxOptions): Mailbox {
+export function createMailbox(subscriber: DeliveryTarget, options: MailboxOptions): Mailbox {
   const cap = options.cap ?? DEFAULT_MAILBOX_CAP;
   if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`mailbox cap must be a positive integer, got ${cap}`);
   if (subscriber === 'iterator') return new IteratorMailbox(options, cap);

@@ -3,7 +3,7 @@
  * it to an abort signal, and resolve once the server acknowledged it.
  */
 import { RequestAbortedError } from '../protocol/errors.ts';
-import type { Subscriber } from './mailbox.ts';
+import type { DeliveryTarget } from './mailbox.ts';
 import { createListenStream, type IterableListenStream, type ListenOptions, type ListenStream, type StreamConnection } from './subscription.ts';
 
 /**
@@ -13,8 +13,8 @@ import { createListenStream, type IterableListenStream, type ListenOptions, type
  * Aborting later closes the stream as `close()` does (reason `local`).
  */
 export function openSubscription(port: StreamConnection, filter: unknown, subscriber: 'iterator', options?: ListenOptions): Promise<IterableListenStream>;
-export function openSubscription(port: StreamConnection, filter: unknown, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
-export async function openSubscription(port: StreamConnection, filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): Promise<ListenStream> {
+export function openSubscription(port: StreamConnection, filter: unknown, subscriber: DeliveryTarget, options?: ListenOptions): Promise<ListenStream>;
+export async function openSubscription(port: StreamConnection, filter: unknown, subscriber: DeliveryTarget, options: ListenOptions = {}): Promise<ListenStream> {
   const { signal, ...streamOptions } = options;
   if (signal?.aborted) throw new RequestAbortedError('subscriptions/listen', { cause: signal.reason });
   const stream = createListenStream(port, filter, subscriber, streamOptions);

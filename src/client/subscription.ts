@@ -21,7 +21,7 @@ import { McpActorsError, WrongEraError } from '../protocol/errors.ts';
 import { validateFilter, type NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import { TASKS_EXTENSION } from '../protocol/versions.ts';
-import { createMailbox, DEFAULT_MAILBOX_CAP, type Mailbox, type MailboxOptions, type Subscriber, type SubscriberCallbackError } from './mailbox.ts';
+import { createMailbox, DEFAULT_MAILBOX_CAP, type Mailbox, type MailboxOptions, type DeliveryTarget, type SubscriberCallbackError } from './mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from './messages.ts';
 import type { AnyActorRef } from 'xstate';
 import type { ChildOwner, ListenPort } from './ports.ts';
@@ -40,14 +40,21 @@ export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
 export class ListenNotAcknowledgedError extends McpActorsError {
   override readonly name = 'ListenNotAcknowledgedError';
   readonly code = 'listen_not_acknowledged';
-  constructor(readonly subscriptionId: RequestId, readonly reason: ClosedReason) {
+  constructor(
+    /** The stream's id (its listen request's id). */
+    readonly subscriptionId: RequestId,
+    /** Why it closed before the acknowledgment. */
+    readonly reason: ClosedReason,
+  ) {
     super(`subscriptions/listen ${String(subscriptionId)} closed (${reason.type}) before it was acknowledged`, {
       cause: reason.type === 'remote' || reason.type === 'shutdown' ? reason.cause : undefined,
     });
   }
 }
 
+/** Options of `client.listen`. */
 export interface ListenOptions {
+  /** How long to wait for each acknowledgment, the first and a re-listen's (default DEFAULT_ACK_TIMEOUT_MS, 30 s); an open stream has no deadline. */
   ackTimeoutMs?: number;
   /**
    * Aborting closes the stream as `close()` does (reason `local`); aborted before the acknowledgment, `listen`
@@ -56,6 +63,10 @@ export interface ListenOptions {
   signal?: AbortSignal;
   /** Deliveries in flight before one is shed and the stream ends as `delivery_dropped`. */
   mailboxCap?: number;
+  /**
+   * Inspector of a stream opened without a connection actor (a test's port). A client's streams ignore it: they
+   * report through the client's `inspect`, as the connection actor's children.
+   */
   inspect?: Inspector;
   /** Where failing subscriber callbacks are reported; a process warning by default. */
   onSubscriberError?: (error: SubscriberCallbackError) => void;
@@ -79,7 +90,9 @@ export interface ListenStream {
    * correlating logs and traces with the peer's.
    */
   readonly id: RequestId;
+  /** The stream as its subscriber's messages name it (`kind: 'stream'` and the id). */
   readonly ref: SubscriptionRef;
+  /** The filter `listen` was called with, checked. */
   readonly requestedFilter: NotificationFilter;
   /** What the server last acknowledged; undefined before the first acknowledgment. */
   readonly honoredFilter: NotificationFilter | undefined;
@@ -93,6 +106,7 @@ export interface ListenStream {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** What `listen(filter)` without a subscriber resolves with: the stream, async-iterable for its messages (one consumer; the loop ends after `closed`). */
 export interface IterableListenStream extends ListenStream, AsyncIterable<SubscriberMessage> {}
 
 /** What `acknowledged` rejects with: the server's error for a refusal, the timeout error, or ListenNotAcknowledgedError. */
@@ -107,8 +121,8 @@ export function openingError(id: RequestId, reason: ClosedReason): unknown {
  * connection and FilterError for a bad filter, before anything is sent.
  */
 export function createListenStream(port: StreamConnection, filter: unknown, subscriber: 'iterator', options?: ListenOptions): IterableListenStream;
-export function createListenStream(port: StreamConnection, filter: unknown, subscriber: Subscriber, options?: ListenOptions): ListenStream;
-export function createListenStream(port: StreamConnection, filter: unknown, subscriber: Subscriber, options: ListenOptions = {}): ListenStream {
+export function createListenStream(port: StreamConnection, filter: unknown, subscriber: DeliveryTarget, options?: ListenOptions): ListenStream;
+export function createListenStream(port: StreamConnection, filter: unknown, subscriber: DeliveryTarget, options: ListenOptions = {}): ListenStream {
   if (port.era === 'legacy') throw new WrongEraError('legacy', 'listen');
   const requested = validateFilter(filter, { allowTaskIds: advertisesTasks(port.serverCapabilities) });
   if (typeof subscriber === 'object' && subscriber.getSnapshot().status !== 'active') {
@@ -155,7 +169,7 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     return #actor in stream ? (stream as SubscriptionStream).#actor : undefined;
   }
 
-  constructor(port: StreamConnection, readonly requestedFilter: NotificationFilter, subscriber: Subscriber, options: ListenOptions) {
+  constructor(port: StreamConnection, readonly requestedFilter: NotificationFilter, subscriber: DeliveryTarget, options: ListenOptions) {
     this.#port = port;
     this.id = port.nextRequestId();
     this.ref = { kind: 'stream', id: this.id };

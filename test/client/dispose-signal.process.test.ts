@@ -4,7 +4,7 @@
  * 2.4.0 over stdio in a child process; cancels are read on the wire.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { createClient, ListenerNotFoundError, RequestAbortedError, type ClosedReason, type McpClient } from '../../src/index.ts';
+import { createClient, ListenerNotFoundError, RequestAbortedError, type ClosedReason, type ListenerRef, type McpClient } from '../../src/index.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
 import { officialRecorded } from './official-recorded.ts';
 import type { WireRecord } from './recording-transport.ts';
@@ -40,7 +40,7 @@ describe('disposal and cancellation', () => {
 
   it('await using: a legacy listener is unsubscribed at the end of its block, and disposing twice is harmless', async () => {
     const { client } = await connected('legacy');
-    let ref: Awaited<ReturnType<McpClient['subscribeNotifications']>> | undefined;
+    let ref: ListenerRef | undefined;
     {
       await using listener = await client.subscribeNotifications({ toolsListChanged: true }, () => undefined);
       ref = listener;

@@ -174,7 +174,7 @@ for (const transport of ['stdio', 'http'] as const) {
 
     it('a slow subscriber with a small cap ends the stream as delivery_dropped', async () => {
       const client = await connect(await serve(transport));
-      const iterator = await client.listen({ toolsListChanged: true }, 'iterator', { mailboxCap: 2 });
+      const iterator = await client.listen({ toolsListChanged: true }, { mailboxCap: 2 });
       await client.callTool('emit', { kind: 'tools', count: 5 });
       expect(await iterator.closed).toEqual({ type: 'delivery_dropped', cap: 2 });
       const seen: SubscriberMessage[] = [];
@@ -187,10 +187,10 @@ for (const transport of ['stdio', 'http'] as const) {
 
     it('after delivery_dropped, calling listen again resubscribes', async () => {
       const client = await connect(await serve(transport));
-      const dropped = await client.listen({ toolsListChanged: true }, 'iterator', { mailboxCap: 1 });
+      const dropped = await client.listen({ toolsListChanged: true }, { mailboxCap: 1 });
       await client.callTool('emit', { kind: 'tools', count: 3 });
       expect(await dropped.closed).toEqual({ type: 'delivery_dropped', cap: 1 });
-      const again = await client.listen({ toolsListChanged: true }, 'iterator');
+      const again = await client.listen({ toolsListChanged: true });
       expect(again.id).not.toBe(dropped.id);
       const next = again[Symbol.asyncIterator]().next();
       await emit(client, 'tools');

@@ -107,7 +107,7 @@ describe('legacy listeners against the official server over stdio', () => {
 
   it('releases the URIs of a subscriber that goes away: iterator ended, signal aborted, actor stopped', async () => {
     const { client } = await legacyClient();
-    const iterable = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, 'iterator');
+    const iterable = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] });
     const controller = new AbortController();
     await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/2'] }, () => {}, { signal: controller.signal });
     const actor = createActor(createMachine({ on: { '*': {} } })).start();

@@ -5,7 +5,7 @@ import {
   DeliveryDroppedError,
   SubscriberCallbackError,
   type MailboxOptions,
-  type Subscriber,
+  type DeliveryTarget,
 } from '../../src/client/mailbox.ts';
 import type { SubscriberMessage, SubscriptionRef } from '../../src/client/messages.ts';
 
@@ -122,7 +122,7 @@ describe('mailbox: callback subscriber', () => {
 });
 
 describe('mailbox: iterator subscriber', () => {
-  const iterable = (subscriber: Subscriber, opts: MailboxOptions) => {
+  const iterable = (subscriber: DeliveryTarget, opts: MailboxOptions) => {
     const mailbox = createMailbox(subscriber, opts);
     const iterator = mailbox.iterator;
     if (!iterator) throw new Error('no iterator');
