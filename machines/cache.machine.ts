@@ -10,10 +10,10 @@
  *   in the connection (reconnect backoff) and the stream (re-listen under the
  *   same id, then a resync snapshot; a legacy listener's reconnect report).
  *   The cache keeps its stream through the loss (`listening.paused`, which
- *   the application sees as `recovering`), tells it the connection's
- *   lifecycle itself (`stream.pause` / `stream.resume`, so a stream whose
- *   filter is out of date never re-listens), intersects afresh on every
- *   negotiation, and when the stream reports it resumed invalidates
+ *   the application sees as `recovering`; the connection actor, the stream's
+ *   owner, pauses and re-listens it), intersects afresh on every
+ *   negotiation (closing a stream whose filter is out of date before it
+ *   re-listens), and when the stream reports it resumed invalidates
  *   everything the gap covered (`cache.invalidate`). Past `recovery.maxAttempts`
  *   reconnect attempts, or when the stream's own re-listens run out, it is
  *   `degraded` and says why.
@@ -38,7 +38,7 @@
  * actors provided by src/cache; the intersection is the pure function the
  * input carries (src/cache/interest.ts binds it to the interest set).
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type EventObject } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
@@ -119,15 +119,6 @@ export type CacheMachineEvent =
   /** The stream ended without an answer, or the peer went away. */
   | { type: 'stream.closed_unexpectedly'; cause: unknown };
 
-/**
- * What the cache tells its stream, in place of the connection: the loss, and
- * a negotiation whose intersection is the stream's own (any other one closes
- * the stream instead, so it never re-listens with an out-of-date filter).
- */
-export type CacheStreamCommand =
-  | { type: 'stream.pause'; cause: unknown }
-  | { type: 'stream.resume'; era: Era; generation: number };
-
 export type CacheEmitted =
   | { type: 'cache.notification'; method: string; params: Record<string, unknown> | undefined }
   | { type: 'cache.invalidate'; filter: NotificationFilter }
@@ -160,8 +151,9 @@ export const cacheMachine = setup({
     negotiation: fromPromise<CacheNegotiation, NegotiationInput>(async () => {
       throw new Error('negotiation is provided by src/cache');
     }),
-    // Provided by src/cache: opens the listen (modern) or listener (legacy), sends back stream.* events and takes CacheStreamCommand.
-    listen: fromCallback<CacheStreamCommand, ListenInput>(() => {}),
+    // Provided by src/cache: opens the listen (modern) or listener (legacy) and sends back stream.* events. It takes no
+    // commands: the stream hears the connection's lifecycle from the connection actor, its owner.
+    listen: fromCallback<EventObject, ListenInput>(() => {}),
   },
   guards: {
     hasOverlap: ({ context }) => context.filter !== null,
@@ -200,15 +192,6 @@ export const cacheMachine = setup({
       nextDelayMs: params.delayMs,
       lastCause: params.cause,
     })),
-    pauseStream: sendTo('stream', ({ event }) => ({
-      type: 'stream.pause' as const,
-      cause: event.type === 'connection.lost' ? event.cause : undefined,
-    })),
-    resumeStream: sendTo('stream', ({ event }) =>
-      event.type === 'connection.ready'
-        ? { type: 'stream.resume' as const, era: event.era, generation: event.generation }
-        : { type: 'stream.resume' as const, era: 'modern' as const, generation: 0 },
-    ),
     countStream: assign({ streamsOpened: ({ context }) => context.streamsOpened + 1 }),
     invalidateInterrupted: enqueueActions(({ context, enqueue }) => {
       if (context.interrupted === null) return;
@@ -342,11 +325,11 @@ export const cacheMachine = setup({
         },
         'connection.lost': {
           target: '.paused',
-          actions: ['leaveStream', 'resetAttempts', 'pauseStream', { type: 'recordCause', params: ({ event }) => ({ cause: event.cause }) }],
+          actions: ['leaveStream', 'resetAttempts', { type: 'recordCause', params: ({ event }) => ({ cause: event.cause }) }],
         },
         'connection.ready': [
           // Same era, same intersection: the stream re-listens under its id and reports when it resumed.
-          { guard: 'sameIntersection', actions: [{ type: 'recordNegotiation', params: ({ event }) => event }, 'resumeStream'] },
+          { guard: 'sameIntersection', actions: [{ type: 'recordNegotiation', params: ({ event }) => event }] },
           // The server differs: what the stream covered is in doubt, and a new stream listens for the new intersection.
           { target: 'intersecting', actions: ['leaveStream', { type: 'recordNegotiation', params: ({ event }) => event }] },
         ],

@@ -5,8 +5,8 @@
  * chosen by era, reported back as `stream.*` events), and the fetch of one
  * entry. The application never sees which era path is taken.
  */
-import { fromCallback, fromPromise } from 'xstate';
-import type { CacheMachineEvent, CacheNegotiation, CacheStreamCommand, ListenInput, NegotiationInput } from '../../machines/cache.machine.ts';
+import { fromCallback, fromPromise, type EventObject } from 'xstate';
+import type { CacheMachineEvent, CacheNegotiation, ListenInput, NegotiationInput } from '../../machines/cache.machine.ts';
 import type { ClosedReason } from '../../machines/closed-reason.ts';
 import type { McpClient } from '../client/client.ts';
 import { connectionOf } from '../client/connection-of.ts';
@@ -87,7 +87,7 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
     });
   });
 
-  const listen = fromCallback<CacheStreamCommand, ListenInput>(({ input, sendBack, receive }) => {
+  const listen = fromCallback<EventObject, ListenInput>(({ input, sendBack }) => {
     let stopped = false;
     const send = (event: CacheMachineEvent) => !stopped && sendBack(event);
     // `local` is this actor closing its own stream; every other end is the machine's to classify.
@@ -123,10 +123,8 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
         () => {}, // `closed` reports why
       );
       void opened.closed.then(ended);
-      // The cache machine's `stream.pause` / `stream.resume` say what the stream does meanwhile; the connection, its
-      // owner, already makes it so (connection.lost pauses it, connection.ready re-listens). A stream whose filter is
-      // out of date never re-listens: the cache hears connection.ready before the stream does and closes it first.
-      receive(() => {});
+      // The connection actor, the stream's owner, pauses it on connection.lost and re-listens on connection.ready. A
+      // stream whose filter is out of date never re-listens: the cache hears connection.ready first and closes it.
     } else {
       // A legacy listener hears the connection's lifecycle from the connection too.
       client.subscribeNotifications(input.filter, subscriber).then(
