@@ -30,6 +30,9 @@ const toolLister = setup({
     input: {} as { client: McpClient },
     events: {} as SubscriptionEvent,
   },
+  actions: {
+    printTools: ({ context }) => void process.stdout.write(`tools: ${context.tools.join(', ')}\n`),
+  },
   actors: {
     toolsStream: listenLogic,
     listTools: fromPromise(async ({ input }: { input: { client: McpClient } }) => (await input.client.listTools()).map((tool) => String(tool.name))),
@@ -47,14 +50,17 @@ const toolLister = setup({
       invoke: {
         src: 'listTools',
         input: ({ context }) => ({ client: context.client }),
-        onDone: [{ guard: ({ context }) => context.stale, target: 'fetching', reenter: true, actions: assign({ tools: ({ event }) => event.output }) }, { target: 'fresh', actions: assign({ tools: ({ event }) => event.output }) }],
+        // Every fetch is printed, also one a change made stale while it was in flight (its refetch prints next).
+        onDone: [
+          { guard: ({ context }) => context.stale, target: 'fetching', reenter: true, actions: [assign({ tools: ({ event }) => event.output }), 'printTools'] },
+          { target: 'fresh', actions: [assign({ tools: ({ event }) => event.output }), 'printTools'] },
+        ],
         onError: 'fresh',
       },
       // A change while a fetch is in flight: fetch once more when it lands.
       on: { notification: { actions: assign({ stale: true }) } },
     },
     fresh: {
-      entry: ({ context }) => process.stdout.write(`tools: ${context.tools.join(', ')}\n`),
       on: { notification: 'fetching' },
     },
   },
