@@ -28,11 +28,13 @@ export const memberId = (id: string | number): string => `${MEMBER_PREFIX}${id}`
  * `connection.ready`: the listeners must be resubscribing before the worker
  * reports its resubscription (a worker holding no URI reports at once), and
  * on everything else the worker must have stopped before listeners that
- * close ask it to release their URIs.
+ * close ask it to release their URIs. Children that already ended are left out.
  */
 export function audience(registered: Record<string, AnyActorRef>, type: string): AnyActorRef[] {
-  const worker = registered[URI_WORKER_ID];
-  const members = Object.keys(registered).flatMap((id) => (id.startsWith(MEMBER_PREFIX) ? [registered[id]!] : []));
+  // A child that reached its final state may stay registered until its owner releases it: it hears nothing more.
+  const running = (actor: AnyActorRef | undefined): actor is AnyActorRef => actor !== undefined && actor.getSnapshot().status === 'active';
+  const worker = running(registered[URI_WORKER_ID]) ? registered[URI_WORKER_ID] : undefined;
+  const members = Object.keys(registered).flatMap((id) => (id.startsWith(MEMBER_PREFIX) && running(registered[id]) ? [registered[id]!] : []));
   if (!worker) return members;
   return type === 'connection.ready' ? [...members, worker] : [worker, ...members];
 }

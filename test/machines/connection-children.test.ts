@@ -7,9 +7,10 @@
  * with xstate's public `parent` and `systemId` options; time is the
  * simulated clock.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createActor, setup, type AnyActorRef } from 'xstate';
 import { memberId, URI_WORKER_ID } from '../../machines/connection-children.ts';
+import { registerChild } from '../../src/runtime/xstate-internals.ts';
 import { harness } from './connection-harness.ts';
 
 /** Every event each recording child received, as `<name> <type>`, in the order they arrived. */
@@ -53,6 +54,28 @@ describe('connection machine: its children hear its lifecycle from it', () => {
     heard.length = 0;
     h.actor.send({ type: 'disconnect' });
     expect(heard).toEqual(['worker connection.closed', 'listener connection.closed']);
+  });
+
+  it('tells a child that ended nothing even while its owner has not released it yet', async () => {
+    const h = harness({ eras: ['legacy'] });
+    const { heard, child } = recorder(h.actor);
+    child('listener');
+    // Registered as the client registers its listeners (src/client/connection.ts adopt): it stays until released.
+    const ended = createActor(setup({}).createMachine({ initial: 'done', states: { done: { type: 'final' } } })).start();
+    registerChild(h.actor, memberId('ended'), ended);
+    expect(ended.getSnapshot().status).toBe('done');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      h.actor.send({ type: 'connect' });
+      h.transports[0]!.open();
+      await h.settle();
+      h.actor.send({ type: 'disconnect' });
+      expect(heard).toEqual(['listener connection.ready', 'listener connection.closed']);
+      // xstate warns of every event sent to a stopped actor: none was.
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('tells children the era changed before the ready of the other era', async () => {
