@@ -32,9 +32,9 @@ export const memberId = (id: string | number): string => `${MEMBER_PREFIX}${id}`
  */
 export function audience(registered: Record<string, AnyActorRef>, type: string): AnyActorRef[] {
   // A child that reached its final state may stay registered until its owner releases it: it hears nothing more.
-  const running = (actor: AnyActorRef | undefined): actor is AnyActorRef => actor !== undefined && actor.getSnapshot().status === 'active';
-  const worker = running(registered[URI_WORKER_ID]) ? registered[URI_WORKER_ID] : undefined;
-  const members = Object.keys(registered).flatMap((id) => (id.startsWith(MEMBER_PREFIX) && running(registered[id]) ? [registered[id]!] : []));
-  if (!worker) return members;
+  const running = (actor: AnyActorRef) => actor.getSnapshot().status === 'active';
+  const worker = registered[URI_WORKER_ID];
+  const members = Object.keys(registered).flatMap((id) => (id.startsWith(MEMBER_PREFIX) ? [registered[id]!] : [])).filter(running);
+  if (!worker || !running(worker)) return members;
   return type === 'connection.ready' ? [...members, worker] : [worker, ...members];
 }

@@ -13,9 +13,7 @@ import type { Era } from '../protocol/versions.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import { Connection, type ConnectionOptions } from './connection.ts';
 import { registerConnection } from './connection-of.ts';
-import { dottedState, statusStream, type ClientEventOf, type ClientEventType, type ClientState, type ClientStatus } from './client-status.ts';
-
-export type { ClientEvent } from './client-status.ts';
+import { statusStream, type ClientEventOf, type ClientEventType, type ClientState, type ClientStatus } from './client-status.ts';
 import type { NotificationHandler } from './inbound-router.ts';
 import { DEFAULT_MAX_INPUT_ROUNDS, requestWithInputs } from './input-required.ts';
 import { collectPages, LIST_METHODS, type ListName } from './pages.ts';
@@ -41,6 +39,8 @@ import type { Inspector } from '../runtime/actor-options.ts';
 import type { RequestOptions } from './ports.ts';
 import { openSubscription } from './open-subscription.ts';
 import type { IterableListenStream, ListenOptions, ListenStream } from './subscription.ts';
+
+export type { ClientEvent } from './client-status.ts';
 
 /** Options of `createClient`. */
 export interface ClientOptions extends Omit<ConnectionOptions, 'clock' | 'random'> {
@@ -111,7 +111,7 @@ export class McpClient {
 
   /** The connection's state, e.g. `online.ready.modern` or `reconnecting` (one of the connection machine's states). */
   get state(): ClientState {
-    return dottedState(this.#connection.actor.getSnapshot().value);
+    return this.#connection.stateName();
   }
 
   /**
@@ -146,9 +146,8 @@ export class McpClient {
    * Closes the connection (reason `disconnected`) and waits for the transport to close.
    * `shutdown()` is the other way to close: its reason differs (see there).
    */
-  async close(): Promise<void> {
-    if (this.#connection.actor.getSnapshot().status === 'active') this.#connection.actor.send({ type: 'disconnect' });
-    await this.#connection.closing;
+  close(): Promise<void> {
+    return this.#end({ type: 'disconnect' });
   }
 
   /** `close()`: `await using client = createClient(…)` closes the connection at the end of the block. */
@@ -163,8 +162,13 @@ export class McpClient {
    * cache end with the client's reason, so a consumer sees a deliberate
    * close (`disconnected`) apart from the service going down (`shutdown`, and why).
    */
-  async shutdown(cause: unknown = 'client shutdown'): Promise<void> {
-    if (this.#connection.actor.getSnapshot().status === 'active') this.#connection.actor.send({ type: 'shutdown', cause });
+  shutdown(cause: unknown = 'client shutdown'): Promise<void> {
+    return this.#end({ type: 'shutdown', cause });
+  }
+
+  /** Ends a connection that is still running, then waits for its transport to close. */
+  async #end(event: { type: 'disconnect' } | { type: 'shutdown'; cause: unknown }): Promise<void> {
+    if (this.#connection.actor.getSnapshot().status === 'active') this.#connection.actor.send(event);
     await this.#connection.closing;
   }
 

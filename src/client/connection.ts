@@ -14,7 +14,7 @@ import type { ClassifiedFrame, JsonObject, JsonRpcMessage, JsonRpcRequest, JsonR
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { ClientTransport } from '../transport/transport.ts';
-import { dottedState } from './client-status.ts';
+import { dottedState, type ClientState } from './client-status.ts';
 import { InboundRouter } from './inbound-router.ts';
 import { ListenRoutes } from './listen-routes.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS, negotiationWithWire, type NegotiationWire } from './negotiation.ts';
@@ -173,7 +173,7 @@ export class Connection implements ListenPort, ChildOwner {
   }
 
   /** The machine's state as a dotted name, for errors and display. */
-  stateName(): string {
+  stateName(): ClientState {
     return dottedState(this.actor.getSnapshot().value);
   }
 
