@@ -11,6 +11,7 @@ import {
   type CallToolResult,
   type ClientState,
   type ClosedReason,
+  type IterableListenStream,
   type ListenStream,
   type SubscriberMessage,
 } from 'mcp-actors';
@@ -44,6 +45,10 @@ const stream: ListenStream = await client.listen({ toolsListChanged: true }, (me
   if (message.type === 'closed') console.log(describe(message.reason));
 });
 const reason: ClosedReason = await stream.closed;
+// No subscriber: the stream is the async iterable of its messages.
+const iterable: IterableListenStream = await client.listen({ promptsListChanged: true }, { mailboxCap: 16 });
+iterable.close();
+for await (const message of iterable) if (message.type === 'closed') console.log(describe(message.reason));
 const cache = createChangeCache(client, { interest: { tools: true, prompts: false, resources: false, uris: [] } });
 const first = names[0]; // string | undefined under noUncheckedIndexedAccess
 console.log(first?.length, reason.type, cache.filter, (await cache.tools({ mode: 'stale' })).freshness);
