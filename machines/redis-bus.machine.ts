@@ -100,9 +100,16 @@ export const redisBusMachine = setup({
       type: 'apply_locally' as const,
       entries: event.type === 'publish' || event.type === 'publish.failed' ? [event.entry] : [],
     })),
+    /**
+     * In `seq` order: a failed send can be reported after a later publish was
+     * queued, and every node drops an entry at or below the highest `seq` it
+     * read from the same origin, so a resend out of order would be lost.
+     */
     enqueueApplied: assign({
       queue: ({ context, event }) =>
-        event.type === 'publish' || event.type === 'publish.failed' ? [...context.queue, { ...event.entry, applied: true }] : context.queue,
+        event.type === 'publish' || event.type === 'publish.failed'
+          ? [...context.queue, { ...event.entry, applied: true }].sort((a, b) => a.seq - b.seq)
+          : context.queue,
     }),
     enqueueUnapplied: assign({
       queue: ({ context, event }) => (event.type === 'publish' ? [...context.queue, { ...event.entry, applied: false }] : context.queue),

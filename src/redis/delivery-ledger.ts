@@ -82,9 +82,16 @@ export class DeliveryLedger {
     return { gap, apply: false };
   }
 
-  /** This node applied its own event `seq` before it reached Redis. */
-  markAppliedAtOnce(seq: number): void {
+  /**
+   * This node is about to apply its own event `seq` before it reached Redis.
+   * False when the stream already gave it back (a publish that Redis carried
+   * out but whose answer was lost with the link): it was applied then, and
+   * applying it again would deliver it twice.
+   */
+  applyOwnAtOnce(seq: number): boolean {
+    if (seq <= (this.readUpTo.get(this.nodeId) ?? 0)) return false;
     this.appliedAtOnce.add(seq);
+    return true;
   }
 
   private firstCopy(entry: EntryHeader): boolean {

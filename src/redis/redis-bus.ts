@@ -193,7 +193,7 @@ class RedisStreamBus implements RedisBus {
   }
 
   private applyAtOnce(entry: OutboundEntry): void {
-    this.ledger.markAppliedAtOnce(entry.seq);
+    if (!this.ledger.applyOwnAtOnce(entry.seq)) return;
     const event = parseChangeEvent(entry.payload);
     if (event) this.deliver(event, false);
   }

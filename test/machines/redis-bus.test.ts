@@ -110,6 +110,19 @@ describe('redis bus machine', () => {
     expect(commands.at(-1)).toEqual({ type: 'send', entries: [entry(1)] });
   });
 
+  it('resends in seq order when a failed send is reported after a later publish was queued', async () => {
+    const { actor, commands, settle } = startBus();
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    actor.send(publish(1));
+    actor.send({ type: 'redis.lost', cause: new Error('gone') });
+    actor.send(publish(2));
+    actor.send({ type: 'publish.failed', entry: entry(1), cause: new Error('socket closed') });
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    expect(commands.at(-1)).toEqual({ type: 'send', entries: [entry(1), entry(2)] });
+  });
+
   it('ends in closed from any state', () => {
     const { actor, health } = startBus();
     actor.send({ type: 'close' });

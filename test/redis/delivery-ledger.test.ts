@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { DeliveryLedger } from '../../src/redis/delivery-ledger.ts';
+
+const header = (origin: string, seq: number, ordinal: number) => ({ id: `${ordinal}-0`, ordinal, origin, seq });
+
+describe('delivery ledger', () => {
+  it('applies each origin-sequence once: a resent copy is skipped', () => {
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    expect(ledger.accept(header('other', 1, 1))).toEqual({ gap: false, apply: true });
+    expect(ledger.accept(header('other', 1, 2))).toEqual({ gap: false, apply: false });
+    expect(ledger.accept(header('other', 2, 3))).toEqual({ gap: false, apply: true });
+  });
+
+  it('an own event applied at once is skipped when the stream gives it back', () => {
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    expect(ledger.applyOwnAtOnce(1)).toBe(true);
+    expect(ledger.accept(header('self', 1, 1))).toEqual({ gap: false, apply: false });
+    expect(ledger.accept(header('self', 2, 2))).toEqual({ gap: false, apply: true });
+  });
+
+  it('an own event the stream already gave back is not applied again when its publish is reported failed', () => {
+    // Redis carried out the publish and the node read it back, but the link
+    // dropped before the publish's own answer arrived.
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    expect(ledger.accept(header('self', 1, 1))).toEqual({ gap: false, apply: true });
+    expect(ledger.applyOwnAtOnce(1)).toBe(false);
+    expect(ledger.applyOwnAtOnce(2)).toBe(true);
+  });
+});
