@@ -129,8 +129,12 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
       // A legacy listener hears the connection's lifecycle from the connection too.
       client.subscribeNotifications(input.filter, subscriber).then(
         (ref: ListenerRef) => {
-          // A listener removed while the connection is down has nothing left to release on the server.
-          release = () => void client.unsubscribeNotifications(ref).catch(() => {});
+          // A listener removed while the connection is down has nothing left to release on the server. Once the
+          // connection closed (the cache hears it before its listener does) the listener ends with it, told by the
+          // connection itself; closing it here first would leave that announcement for an actor already stopped.
+          release = () => {
+            if (client.state !== 'closed') void client.unsubscribeNotifications(ref).catch(() => {});
+          };
           if (stopped) return release();
           send({ type: 'stream.opened' });
         },
