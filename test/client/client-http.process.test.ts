@@ -3,7 +3,7 @@
  * processes: the official @modelcontextprotocol/server 2.x (`createMcpHandler`,
  * modern) and @modelcontextprotocol/sdk 1.x (sessionful, legacy).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import {
   ConnectionLostError,
@@ -14,6 +14,7 @@ import {
 import { httpTransport } from '../../src/transport/http.ts';
 import { nextEvent, recordEvents } from '../fixtures/client-events.ts';
 import { startHttpFixture, type HttpFixture, type HttpFixtureKind } from '../fixtures/http-fixture-process.ts';
+import { sharedHttpFixtures } from '../fixtures/shared-http-fixtures.ts';
 
 const clients: McpClient[] = [];
 const fixtures: HttpFixture[] = [];
@@ -22,11 +23,18 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
 });
 
+/** A server of this test's own, for a test that kills or stops it. */
 async function serve(kind: HttpFixtureKind, args: string[] = []): Promise<HttpFixture> {
   const fixture = await startHttpFixture(kind, { args });
   fixtures.push(fixture);
   return fixture;
 }
+
+// Tests that only connect a fresh client share one server per kind (the official one is stateless per request, the SDK
+// 1.x one keeps a session per client); the name is what the negotiation test asserts.
+const sharedServers = sharedHttpFixtures();
+afterAll(() => sharedServers.stopAll());
+const shared = (kind: HttpFixtureKind) => sharedServers.get(kind, kind === 'official' ? ['--name', 'modern-http'] : []);
 
 function connectTo(fixture: HttpFixture, options: Partial<Parameters<typeof createClient>[0]> = {}): McpClient {
   const client = createClient({ transport: httpTransport({ url: fixture.url }), ...options });
@@ -44,39 +52,39 @@ const cases: { kind: HttpFixtureKind; era: 'legacy' | 'modern' }[] = [
 
 describe('client over loopback HTTP', () => {
   it("'auto' picks modern on the official 2.x server", async () => {
-    const client = connectTo(await serve('official', ['--name', 'modern-http']));
+    const client = connectTo(await shared('official'));
     await client.connect();
     expect(client.era).toBe('modern');
     expect(client.serverInfo).toMatchObject({ name: 'modern-http' });
   });
 
   it("'modern' pins 2026-07-28 on the official 2.x server", async () => {
-    const client = connectTo(await serve('official'), { era: 'modern' });
+    const client = connectTo(await shared('official'), { era: 'modern' });
     await client.connect();
     expect(client.era).toBe('modern');
   });
 
   it("'legacy' initializes the official 2.x server through its stateless 2025 fallback", async () => {
-    const client = connectTo(await serve('official'), { era: 'legacy' });
+    const client = connectTo(await shared('official'), { era: 'legacy' });
     await client.connect();
     expect(client.era).toBe('legacy');
     expect((await client.callTool('echo', { text: 'stateless' })).content).toEqual([{ type: 'text', text: 'stateless' }]);
   });
 
   it("'auto' falls back to initialize on the sessionful SDK 1.x server", async () => {
-    const client = connectTo(await serve('legacy'));
+    const client = connectTo(await shared('legacy'));
     await client.connect();
     expect(client.era).toBe('legacy');
     expect(client.protocolVersion).toBe('2025-11-25');
   });
 
   it("'modern' fails loudly on the legacy server", async () => {
-    const client = connectTo(await serve('legacy'), { era: 'modern' });
+    const client = connectTo(await shared('legacy'), { era: 'modern' });
     await expect(client.connect()).rejects.toBeInstanceOf(NegotiationError);
   });
 
   it("'legacy' initializes the SDK 1.x server", async () => {
-    const client = connectTo(await serve('legacy'), { era: 'legacy' });
+    const client = connectTo(await shared('legacy'), { era: 'legacy' });
     await client.connect();
     expect(client.era).toBe('legacy');
   });
@@ -95,7 +103,7 @@ describe('client over loopback HTTP', () => {
   for (const { kind, era } of cases) {
     describe(`${kind} server (${era})`, () => {
       it('lists and calls', async () => {
-        const client = connectTo(await serve(kind));
+        const client = connectTo(await shared(kind));
         await client.connect();
         expect(client.era).toBe(era);
         expect((await client.listTools()).map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'slow']));
@@ -104,14 +112,14 @@ describe('client over loopback HTTP', () => {
       });
 
       it('times out a request and keeps working', async () => {
-        const client = connectTo(await serve(kind));
+        const client = connectTo(await shared(kind));
         await client.connect();
         await expect(client.callTool('slow', { ms: 10_000 }, { timeoutMs: 50 })).rejects.toBeInstanceOf(RequestTimeoutError);
         expect((await client.callTool('echo', { text: 'ok' })).content).toEqual([{ type: 'text', text: 'ok' }]);
       });
 
       it('aborts a request', async () => {
-        const client = connectTo(await serve(kind));
+        const client = connectTo(await shared(kind));
         await client.connect();
         const controller = new AbortController();
         const slow = client.callTool('slow', { ms: 10_000 }, { signal: controller.signal });
@@ -121,7 +129,7 @@ describe('client over loopback HTTP', () => {
       });
 
       it('delivers progress to the call that asked for it', async () => {
-        const client = connectTo(await serve(kind));
+        const client = connectTo(await shared(kind));
         await client.connect();
         const progress: unknown[] = [];
         await client.callTool('progress', { steps: 2 }, { onProgress: (params) => progress.push(params.progress) });
@@ -156,7 +164,7 @@ describe('client over loopback HTTP', () => {
       });
 
       it('disconnect() gives disconnected', async () => {
-        const client = connectTo(await serve(kind));
+        const client = connectTo(await shared(kind));
         await client.connect();
         await client.close();
         expect(await client.closed).toEqual({ type: 'disconnected' });

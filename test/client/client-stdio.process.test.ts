@@ -2,7 +2,7 @@
  * The client against the official @modelcontextprotocol/server 2.x over
  * stdio, in a real child process, in every era mode.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import {
   ConnectionLostError,
@@ -20,6 +20,27 @@ const track = (client: McpClient) => (clients.push(client), client);
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
+
+/**
+ * One connected client (and so one server process) per era for the tests that only send requests on a connection
+ * they neither kill nor close, and leave nothing on it that a later test could see; closed in afterAll.
+ */
+const sharedClients = new Map<'legacy' | 'modern', Promise<McpClient>>();
+afterAll(async () => {
+  const all = [...sharedClients.values()];
+  sharedClients.clear();
+  // A client whose connect failed has nothing to close; that test already failed.
+  await Promise.all(all.map((client) => client.then((connected) => connected.close(), () => undefined)));
+});
+function connectedClient(era: 'legacy' | 'modern'): Promise<McpClient> {
+  let client = sharedClients.get(era);
+  if (!client) {
+    const created = createClient({ transport: officialStdio().factory, era });
+    client = created.connect().then(() => created);
+    sharedClients.set(era, client);
+  }
+  return client;
+}
 
 const fastReconnect = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
 
@@ -64,8 +85,7 @@ describe('client over stdio against the official server', () => {
   for (const era of ['legacy', 'modern'] as const) {
     describe(`${era} era`, () => {
       it('lists every tool, prompt and resource and calls a tool', async () => {
-        const client = track(createClient({ transport: officialStdio().factory, era }));
-        await client.connect();
+        const client = await connectedClient(era);
         const tools = await client.listTools();
         expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'slow', 'emit', 'progress']));
         expect((await client.listPrompts()).map((prompt) => prompt.name)).toContain('greeting');
@@ -78,8 +98,7 @@ describe('client over stdio against the official server', () => {
       });
 
       it('times a request out, and the connection keeps working', async () => {
-        const client = track(createClient({ transport: officialStdio().factory, era }));
-        await client.connect();
+        const client = await connectedClient(era);
         const slow = client.callTool('slow', { ms: 10_000 }, { timeoutMs: 50 });
         await expect(slow).rejects.toBeInstanceOf(RequestTimeoutError);
         await expect(slow).rejects.toMatchObject({ method: 'tools/call', timeoutMs: 50 });
@@ -87,8 +106,7 @@ describe('client over stdio against the official server', () => {
       });
 
       it('aborts a request through its AbortSignal', async () => {
-        const client = track(createClient({ transport: officialStdio().factory, era }));
-        await client.connect();
+        const client = await connectedClient(era);
         const controller = new AbortController();
         const slow = client.callTool('slow', { ms: 10_000 }, { signal: controller.signal });
         controller.abort('user gave up');
@@ -97,19 +115,19 @@ describe('client over stdio against the official server', () => {
       });
 
       it("routes a call's progress to its onProgress ahead of the fallback handler", async () => {
-        const client = track(createClient({ transport: officialStdio().factory, era }));
-        await client.connect();
+        const client = await connectedClient(era);
         const fallback: unknown[] = [];
-        client.onNotification('notifications/progress', (params) => fallback.push(params));
+        const removeFallback = client.onNotification('notifications/progress', (params) => fallback.push(params));
         const progress: unknown[] = [];
         await client.callTool('progress', { steps: 3 }, { onProgress: (params) => progress.push(params.progress) });
+        // The client outlives this test: leave no handler on it.
+        removeFallback();
         expect(progress).toEqual([1, 2, 3]);
         expect(fallback).toEqual([]);
       });
 
       it('answers a server error as a typed RpcError', async () => {
-        const client = track(createClient({ transport: officialStdio().factory, era }));
-        await client.connect();
+        const client = await connectedClient(era);
         await expect(client.readResource('test://missing')).rejects.toBeInstanceOf(RpcError);
       });
 

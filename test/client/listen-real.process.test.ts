@@ -6,7 +6,7 @@ import { streamActorOf } from '../../src/testing/index.ts';
  * cancellations, aborted response streams) is recorded beside the transport
  * (recording-transport.ts) and asserted where the issue names it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
@@ -15,6 +15,7 @@ import { WrongEraError } from '../../src/protocol/errors.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
+import { sharedHttpFixtures } from '../fixtures/shared-http-fixtures.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
 import { cuttableFetch, recordingFetch, WireRecord, type RecordingFetch, type SentCall } from './recording-transport.ts';
 
@@ -25,11 +26,18 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
 });
 
+// Tests that leave the HTTP server up share one per kind; each still connects a fresh client (and closes it in afterEach,
+// which ends its listen streams, so no stream outlives its test to hear a later test's events).
+const sharedServers = sharedHttpFixtures();
+afterAll(() => sharedServers.stopAll());
+
 const fastReconnect = { maxAttempts: 40, baseDelayMs: 10, maxDelayMs: 200 };
 /**
- * One server per test, reachable over the named transport, with a way to
- * kill, restart and stop it. `wire` records what the client sends it; over
- * HTTP `posts` records each POST with the abort signal of its response.
+ * A server reachable over the named transport, with a way to kill, restart
+ * and stop it. `wire` records what the client sends it; over HTTP `posts`
+ * records each POST with the abort signal of its response. A stdio server is
+ * the client's own; an HTTP one is this test's own unless `shared` (then the
+ * test must not kill, restart or stop it).
  */
 interface Server {
   factory: TransportFactory;
@@ -40,9 +48,9 @@ interface Server {
   terminate(): Promise<void>;
 }
 
-async function serve(transport: 'stdio' | 'http', args: string[] = []): Promise<Server> {
+async function serve(transport: 'stdio' | 'http', { shared = false }: { shared?: boolean } = {}): Promise<Server> {
   if (transport === 'stdio') {
-    const peer = officialStdio(args);
+    const peer = officialStdio();
     const wire = new WireRecord(peer.factory);
     return {
       factory: wire.factory,
@@ -54,8 +62,8 @@ async function serve(transport: 'stdio' | 'http', args: string[] = []): Promise<
       terminate: async () => peer.kill('SIGTERM'),
     };
   }
-  const fixture = await startHttpFixture('official', { args });
-  fixtures.push(fixture);
+  const fixture = shared ? await sharedServers.get('official') : await startHttpFixture('official');
+  if (!shared) fixtures.push(fixture);
   const posts = recordingFetch();
   const wire = new WireRecord(httpTransport({ url: fixture.url, fetch: posts.fetch }));
   return {
@@ -81,14 +89,14 @@ const emit = (client: McpClient, kind: string, uri?: string) => client.callTool(
 for (const transport of ['stdio', 'http'] as const) {
   describe(`listen over ${transport} against the official server`, () => {
     it('opens with the honored filter the server acknowledged', async () => {
-      const client = await connect(await serve(transport));
+      const client = await connect(await serve(transport, { shared: true }));
       const stream = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, () => {});
       expect(stream.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] });
       expect(stream.requestedFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] });
     });
 
     it('delivers the requested types only, and each stream only its own events', async () => {
-      const client = await connect(await serve(transport));
+      const client = await connect(await serve(transport, { shared: true }));
       const tools = inbox();
       const resource = inbox();
       await client.listen({ toolsListChanged: true }, tools.subscriber);
@@ -110,7 +118,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it('close() gives local, exactly once, and nothing is delivered after it', async () => {
-      const client = await connect(await serve(transport));
+      const client = await connect(await serve(transport, { shared: true }));
       const box = inbox();
       const stream: ListenStream = await client.listen({ toolsListChanged: true }, box.subscriber);
       stream.close();
@@ -173,7 +181,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it('a slow subscriber with a small cap ends the stream as delivery_dropped', async () => {
-      const client = await connect(await serve(transport));
+      const client = await connect(await serve(transport, { shared: true }));
       const iterator = await client.listen({ toolsListChanged: true }, { mailboxCap: 2 });
       await client.callTool('emit', { kind: 'tools', count: 5 });
       expect(await iterator.closed).toEqual({ type: 'delivery_dropped', cap: 2 });
@@ -186,7 +194,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it('after delivery_dropped, calling listen again resubscribes', async () => {
-      const client = await connect(await serve(transport));
+      const client = await connect(await serve(transport, { shared: true }));
       const dropped = await client.listen({ toolsListChanged: true }, { mailboxCap: 1 });
       await client.callTool('emit', { kind: 'tools', count: 3 });
       expect(await dropped.closed).toEqual({ type: 'delivery_dropped', cap: 1 });
@@ -221,7 +229,7 @@ describe('close() cancels the listen on the wire as the transport allows', () =>
   });
 
   it('over HTTP it aborts that listen’s response stream and sends no cancel', async () => {
-    const server = await serve('http');
+    const server = await serve('http', { shared: true });
     const client = await connect(server);
     const otherBox = inbox();
     const other = await client.listen({ promptsListChanged: true }, otherBox.subscriber);
@@ -247,8 +255,7 @@ describe('close() cancels the listen on the wire as the transport allows', () =>
 
 describe('a listen stream cut on the way (the official server still up), over HTTP', () => {
   async function cutClient(reconnect: typeof fastReconnect | false) {
-    const fixture = await startHttpFixture('official');
-    fixtures.push(fixture);
+    const fixture = await sharedServers.get('official');
     const cut = cuttableFetch();
     const client = createClient({ transport: httpTransport({ url: fixture.url, fetch: cut.fetch }), reconnect });
     clients.push(client);
@@ -314,8 +321,7 @@ describe('listen on a legacy connection', () => {
   const legacyServers = {
     stdio: async () => new WireRecord(officialStdio(['--modern-off']).factory),
     http: async () => {
-      const fixture = await startHttpFixture('legacy');
-      fixtures.push(fixture);
+      const fixture = await sharedServers.get('legacy');
       return new WireRecord(httpTransport({ url: fixture.url }));
     },
   };

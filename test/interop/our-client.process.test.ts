@@ -16,7 +16,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
 import { WireRecord } from '../client/recording-transport.ts';
-import { SERVER_PEERS, stopAllServers, stopStdioPeers, type ServerPeer, type Watching } from './server-peers.ts';
+import { SERVER_PEERS, stopAllServers, type ServerPeer, type Watching } from './server-peers.ts';
 
 const PEER_TIMEOUT = 60_000; // server-everything sends its resource updates every 5 s
 const LIST_METHODS = {
@@ -27,15 +27,17 @@ const LIST_METHODS = {
 } as const;
 
 const clients: McpClient[] = [];
+// A stdio child that outlived its client is killed after its row (stopAllServers), not after each test: the row's
+// shared connection keeps its child across tests.
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
-  stopStdioPeers();
 });
 
-async function connect(peer: ServerPeer): Promise<{ client: McpClient; wire: WireRecord }> {
+/** A connected client of its own; `perTest` ones are closed after each test, the others by their owner. */
+async function connect(peer: ServerPeer, perTest = true): Promise<{ client: McpClient; wire: WireRecord }> {
   const wire = new WireRecord(await peer.open());
   const client = createClient({ transport: wire.factory, era: peer.ask, reconnect: false });
-  clients.push(client);
+  if (perTest) clients.push(client);
   await client.connect();
   return { client, wire };
 }
@@ -56,10 +58,20 @@ function watching(): Watching & { subscriber: ReturnType<typeof inbox>['subscrib
 }
 
 describe.each(SERVER_PEERS.map((peer) => [peer.name, peer.transport, peer] as const))('our client against %s over %s', (_name, _transport, peer) => {
+  // The listing and the read-and-call tests share one connection (over stdio, one server process fewer per row):
+  // neither changes the server, and the listing counts its requests on a wire that sends nothing else lists.
+  let shared: ReturnType<typeof connect> | undefined;
+  const sharedConnection = () => (shared ??= connect(peer, false));
   // An HTTP peer serves the whole row (server-peers.ts).
-  afterAll(stopAllServers);
+  afterAll(async () => {
+    const connection = shared;
+    shared = undefined;
+    // A connection that failed to open has nothing to close; its test already failed with why.
+    await connection?.then(({ client }) => client.close(), () => undefined);
+    await stopAllServers();
+  });
   it(`negotiates the ${peer.era} era and lists tools, prompts, resources and templates to the last page`, { timeout: PEER_TIMEOUT }, async () => {
-    const { client, wire } = await connect(peer);
+    const { client, wire } = await sharedConnection();
     expect(client.era).toBe(peer.era);
     const listed = {
       tools: (await client.listTools()).map(keyOf),
@@ -73,7 +85,7 @@ describe.each(SERVER_PEERS.map((peer) => [peer.name, peer.transport, peer] as co
   });
 
   it('reads a resource and calls a tool', { timeout: PEER_TIMEOUT }, async () => {
-    const { client } = await connect(peer);
+    const { client } = await sharedConnection();
     const read = await client.readResource(peer.read.uri);
     expect(textOf(read.contents)).toEqual(peer.read.text);
     const called = await client.callTool(peer.call.name, peer.call.args);
