@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { createClient, httpTransport } from '../../src/index.ts';
 import { cuttableLink, type CuttableLink } from './cuttable-link.ts';
 import { startRedis, type RedisProcess } from './redis-server.ts';
 import { roundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.ts';
@@ -42,7 +43,7 @@ export interface Cluster {
   readonly proxy: RoundRobinProxy;
   /** The link of the `cuttable` node, if one was asked for. */
   readonly link: CuttableLink | undefined;
-  /** Stops every cluster of this file (there is one per test). */
+  /** Stops every cluster of this file (one shared by the tests that kill nothing, or one per test). */
   stop(): Promise<void>;
 }
 
@@ -102,4 +103,37 @@ export async function startCluster(count: number, options: ClusterOptions = {}):
   const proxy = await roundRobinProxy(nodes.map((node) => node.port), options);
   started.add(() => proxy.close());
   return { redis, nodes, proxy, link, stop: stopAllClusters };
+}
+
+/** The stderr line a node's bus logs when a read barrier gave up waiting. */
+const SETTLE_TIMED_OUT = /longer than the settle timeout/;
+
+/**
+ * Waits until every node has applied every event published so far, on any
+ * node, so that tests can share one cluster: a client of the next test then
+ * hears nothing the tests before it published. A tools/list on each node,
+ * in two rounds: the server answers it after the bus's read barrier, which
+ * asks Redis for the stream's newest id on the node's own writer connection
+ * and waits until the node applied it. After the first round, each node's
+ * own publishes still in flight have landed (Redis answers one connection's
+ * commands in order); the second round makes every node apply all of them.
+ * Rejects if a barrier timed out instead (the node logs that).
+ */
+export async function settleCluster(cluster: Cluster): Promise<void> {
+  const timedOutBefore = cluster.nodes.map((node) => node.stderr.filter((line) => SETTLE_TIMED_OUT.test(line)).length);
+  for (let round = 0; round < 2; round++) {
+    await Promise.all(cluster.nodes.map(async (node) => {
+      const client = createClient({ transport: httpTransport({ url: node.url }), era: 'modern' });
+      try {
+        await client.connect();
+        await client.listTools();
+      } finally {
+        await client.close();
+      }
+    }));
+  }
+  cluster.nodes.forEach((node, i) => {
+    const timedOut = node.stderr.filter((line) => SETTLE_TIMED_OUT.test(line)).length;
+    if (timedOut > timedOutBefore[i]!) throw new Error(`${node.name}: a read barrier timed out while the cluster settled`);
+  });
 }
