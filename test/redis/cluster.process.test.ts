@@ -6,8 +6,9 @@
  * (or on a chosen node). Redis restarted, and one node's Redis connection
  * killed and kept away past the retention: per client, every change is
  * received or covered by the everything-changed notifications. The tests
- * that kill or cut nothing share one cluster (settled between them, each
- * with a proxy of its own); the others start their own.
+ * that neither restart Redis nor cut a node off share one cluster (a killed
+ * node started afresh and the cluster settled between them, each test with
+ * a proxy of its own); the other two start their own.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
@@ -18,7 +19,7 @@ import { settleCluster, startCluster, stopAllClusters, type Cluster } from './cl
 import { Inbox, officialInbox, PROMPTS, published, TOOLS, UPDATED } from './cluster-inbox.ts';
 import { roundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.ts';
 
-/** The cluster of a test that kills or cuts part of it: its own, stopped after it. */
+/** The cluster of a test that restarts Redis or cuts a node off: its own, stopped after it. */
 let cluster: Cluster | undefined;
 const ours: McpClient[] = [];
 const proxies: RoundRobinProxy[] = [];
@@ -72,15 +73,19 @@ async function driverFor(url: string): Promise<Client> {
   return driver;
 }
 // Three node processes start on a shared machine: give them time.
-describe('three nodes on Redis behind a round-robin proxy, one cluster for the tests that kill and cut nothing', { timeout: 90_000 }, () => {
+describe('three nodes on Redis behind a round-robin proxy, one cluster for the tests that cut nothing and restart no Redis', { timeout: 90_000 }, () => {
   // Each test has a proxy of its own (its routes, its sticky table); the nodes and Redis are shared.
   let shared: Cluster;
   beforeAll(async () => {
     shared = await startCluster(3);
   }, 90_000);
   afterAll(() => stopAllClusters());
-  // What the tests before published is applied on every node before this test's clients come.
-  beforeEach(() => settleCluster(shared));
+  // A node a test before killed is started afresh, and what the tests before published is applied on
+  // every node, before this test's clients come.
+  beforeEach(async () => {
+    await shared.revive();
+    await settleCluster(shared);
+  });
 
   /** A round-robin proxy of this test's own in front of the shared nodes. */
   async function proxyFor(running: Cluster, options: { sticky?: boolean } = {}): Promise<RoundRobinProxy> {
@@ -120,6 +125,21 @@ describe('three nodes on Redis behind a round-robin proxy, one cluster for the t
     expect(officialLegacyInbox.seen).toEqual([PROMPTS, `${UPDATED} test://resource/2`, TOOLS]);
   });
 
+  it('a node SIGKILLed while holding listen streams: our client reconnects through the proxy, listens on another node and resyncs', async () => {
+    const proxy = await proxyFor(shared);
+    const { url, inbox } = await toolsListener(proxy.url);
+    const holder = proxy.routes.find((route) => route.method === 'subscriptions/listen')!.node;
+    await shared.nodes[holder]!.kill();
+    await inbox.reconnected();
+    expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', snapshot: expect.anything() });
+    const relistened = proxy.routes.filter((route) => route.method === 'subscriptions/listen').at(-1)!.node;
+    expect(relistened).not.toBe(holder);
+    const driver = await driverFor(url);
+    await call(driver, 'emit', { kind: 'tools' });
+    await inbox.waitFor(TOOLS);
+    expect(inbox.seen).toEqual([TOOLS]);
+  });
+
   it('a legacy session routed to a node that did not issue it gets 404, and our client starts a new session transparently', async () => {
     const proxy = await proxyFor(shared, { sticky: true });
     const url = proxy.url;
@@ -154,7 +174,7 @@ describe('three nodes on Redis behind a round-robin proxy, one cluster for the t
   });
 });
 
-describe('three nodes on Redis behind a round-robin proxy, a cluster per test that kills or cuts part of it', { timeout: 90_000 }, () => {
+describe('three nodes on Redis behind a round-robin proxy, a cluster per test that restarts Redis or cuts a node off', { timeout: 90_000 }, () => {
   it('Redis SIGKILLed and restarted mid-flow: per client, every change is received or covered by the everything-changed notifications', async () => {
     cluster = await startCluster(3, { sticky: true });
     const url = cluster.proxy.url;
@@ -261,20 +281,5 @@ describe('three nodes on Redis behind a round-robin proxy, a cluster per test th
     for (const node of cluster.nodes.filter((candidate) => candidate !== cutNode)) {
       expect(node.stderr.some((line) => /everything changed/.test(line))).toBe(false);
     }
-  });
-
-  it('a node SIGKILLed while holding listen streams: our client reconnects through the proxy, listens on another node and resyncs', async () => {
-    cluster = await startCluster(3);
-    const { url, inbox } = await toolsListener(cluster.proxy.url);
-    const holder = cluster.proxy.routes.find((route) => route.method === 'subscriptions/listen')!.node;
-    await cluster.nodes[holder]!.kill();
-    await inbox.reconnected();
-    expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', snapshot: expect.anything() });
-    const relistened = cluster.proxy.routes.filter((route) => route.method === 'subscriptions/listen').at(-1)!.node;
-    expect(relistened).not.toBe(holder);
-    const driver = await driverFor(url);
-    await call(driver, 'emit', { kind: 'tools' });
-    await inbox.waitFor(TOOLS);
-    expect(inbox.seen).toEqual([TOOLS]);
   });
 });

@@ -34,6 +34,8 @@ export interface ClusterNode {
   readonly stderr: string[];
   /** Resolves with the first stderr line (seen already or later) matching `pattern`. */
   waitForStderr(pattern: RegExp): Promise<string>;
+  /** Whether the process has exited (killed by a test, say). */
+  exited(): boolean;
   kill(): Promise<void>;
 }
 
@@ -43,6 +45,8 @@ export interface Cluster {
   readonly proxy: RoundRobinProxy;
   /** The link of the `cuttable` node, if one was asked for. */
   readonly link: CuttableLink | undefined;
+  /** Starts a fresh process in place of each node that exited (same name and Redis, a new port), connected to Redis once it resolves; `proxy` keeps the old ports, a proxy made afterwards has the new ones. */
+  revive(): Promise<void>;
   /** Stops every cluster of this file (one shared by the tests that kill nothing, or one per test). */
   stop(): Promise<void>;
 }
@@ -77,6 +81,7 @@ function startNode(redisUrl: string, name: string, maxLen: number | undefined): 
           const seen = stderr.find((candidate) => pattern.test(candidate));
           return seen !== undefined ? Promise.resolve(seen) : new Promise((resolveLine) => watchers.push({ pattern, resolve: resolveLine }));
         },
+        exited: () => child.exitCode !== null || child.signalCode !== null,
         kill,
       };
       resolve({ node, child });
@@ -98,11 +103,20 @@ export async function startCluster(count: number, options: ClusterOptions = {}):
   const link = options.cuttable === undefined ? undefined : await cuttableLink(redis.port);
   if (link) started.add(() => link.close());
   const urlOf = (i: number) => (i === options.cuttable && link ? link.url : redis.url);
-  const nodes = (await Promise.all(Array.from({ length: count }, (_, i) => startNode(urlOf(i), `node-${i}`, options.maxLen)))).map(({ node }) => node);
-  await Promise.all(nodes.map((node) => node.waitForStderr(/-> connected/)));
+  const connectedNode = async (i: number) => {
+    const { node } = await startNode(urlOf(i), `node-${i}`, options.maxLen);
+    await node.waitForStderr(/-> connected/);
+    return node;
+  };
+  const nodes = await Promise.all(Array.from({ length: count }, (_, i) => connectedNode(i)));
   const proxy = await roundRobinProxy(nodes.map((node) => node.port), options);
   started.add(() => proxy.close());
-  return { redis, nodes, proxy, link, stop: stopAllClusters };
+  const revive = async () => {
+    await Promise.all(nodes.map(async (node, i) => {
+      if (node.exited()) nodes[i] = await connectedNode(i);
+    }));
+  };
+  return { redis, nodes, proxy, link, revive, stop: stopAllClusters };
 }
 
 /** The stderr line a node's bus logs when a read barrier gave up waiting. */
