@@ -6,9 +6,9 @@
  * (or on a chosen node). Redis restarted, and one node's Redis connection
  * killed and kept away past the retention: per client, every change is
  * received or covered by the everything-changed notifications. The tests
- * that neither restart Redis nor cut a node off share one cluster (a killed
- * node started afresh and the cluster settled between them, each test with
- * a proxy of its own); the other two start their own.
+ * that cut no node off share one cluster (a killed node started afresh, and
+ * every node live on Redis and settled, between them; each test with a
+ * proxy of its own); the one that cuts a node off starts its own.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
@@ -19,7 +19,7 @@ import { settleCluster, startCluster, stopAllClusters, type Cluster } from './cl
 import { Inbox, officialInbox, PROMPTS, published, TOOLS, UPDATED } from './cluster-inbox.ts';
 import { roundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.ts';
 
-/** The cluster of a test that restarts Redis or cuts a node off: its own, stopped after it. */
+/** The cluster of the test that cuts a node off (retention and link of its own), stopped after it. */
 let cluster: Cluster | undefined;
 const ours: McpClient[] = [];
 const proxies: RoundRobinProxy[] = [];
@@ -73,15 +73,15 @@ async function driverFor(url: string): Promise<Client> {
   return driver;
 }
 // Three node processes start on a shared machine: give them time.
-describe('three nodes on Redis behind a round-robin proxy, one cluster for the tests that cut nothing and restart no Redis', { timeout: 90_000 }, () => {
+describe('three nodes on Redis behind a round-robin proxy, one cluster for the tests that cut no node off', { timeout: 90_000 }, () => {
   // Each test has a proxy of its own (its routes, its sticky table); the nodes and Redis are shared.
   let shared: Cluster;
   beforeAll(async () => {
     shared = await startCluster(3);
   }, 90_000);
   afterAll(() => stopAllClusters());
-  // A node a test before killed is started afresh, and what the tests before published is applied on
-  // every node, before this test's clients come.
+  // A node a test before killed is started afresh, and (every node live on Redis again, restarted or not)
+  // what the tests before published is applied on every node, before this test's clients come.
   beforeEach(async () => {
     await shared.revive();
     await settleCluster(shared);
@@ -140,6 +140,37 @@ describe('three nodes on Redis behind a round-robin proxy, one cluster for the t
     expect(inbox.seen).toEqual([TOOLS]);
   });
 
+  it('Redis SIGKILLed and restarted mid-flow: per client, every change is received or covered by the everything-changed notifications', async () => {
+    const proxy = await proxyFor(shared, { sticky: true });
+    const url = proxy.url;
+    const { oursModern: modern, oursLegacy: legacy, officialModern: officialBox } = await followers(url, { ours: 'test://resource/1', official: 'test://resource/1' }, false);
+    const driver = await driverFor(url);
+    const emit = async (kind: 'tools' | 'updated') => {
+      published.push(kind === 'tools' ? TOOLS : `${UPDATED} test://resource/1`);
+      await call(driver, 'emit', kind === 'tools' ? { kind } : { kind, uri: 'test://resource/1' });
+    };
+    const inboxes = [modern, legacy, officialBox];
+    await emit('tools');
+    await Promise.all(inboxes.map((inbox) => inbox.waitFor(TOOLS)));
+    // The nodes are shared: only what they log from here on counts.
+    const from = shared.nodes.map((node) => node.stderr.length);
+    await shared.redis.kill();
+    await Promise.all(shared.nodes.map((node, i) => node.waitForStderr(/-> disconnected/, from[i])));
+    for (let i = 0; i < 3; i++) await emit('updated'); // on three nodes; each applies its own at once
+    await emit('tools');
+    const toolsBefore = inboxes.map((inbox) => inbox.count(TOOLS));
+    const updatesBefore = inboxes.map((inbox) => inbox.count(`${UPDATED} test://resource/1`));
+    await shared.redis.restart();
+    await Promise.all(shared.nodes.map((node, i) => node.waitForStderr(/-> resynced/, from[i])));
+    // Every node resyncs: each client hears tools/list_changed and resources/updated again.
+    await Promise.all(inboxes.map((inbox, i) => inbox.waitFor(TOOLS, toolsBefore[i]! + 1)));
+    await Promise.all(inboxes.map((inbox, i) => inbox.waitFor(`${UPDATED} test://resource/1`, updatesBefore[i]! + 1)));
+    await emit('tools');
+    const wanted = [TOOLS, `${UPDATED} test://resource/1`];
+    await Promise.all(inboxes.map((inbox) => inbox.covered(wanted)));
+    for (const inbox of inboxes) expect(inbox.uncovered(wanted)).toEqual([]);
+  });
+
   it('a legacy session routed to a node that did not issue it gets 404, and our client starts a new session transparently', async () => {
     const proxy = await proxyFor(shared, { sticky: true });
     const url = proxy.url;
@@ -174,36 +205,7 @@ describe('three nodes on Redis behind a round-robin proxy, one cluster for the t
   });
 });
 
-describe('three nodes on Redis behind a round-robin proxy, a cluster per test that restarts Redis or cuts a node off', { timeout: 90_000 }, () => {
-  it('Redis SIGKILLed and restarted mid-flow: per client, every change is received or covered by the everything-changed notifications', async () => {
-    cluster = await startCluster(3, { sticky: true });
-    const url = cluster.proxy.url;
-    const { oursModern: modern, oursLegacy: legacy, officialModern: officialBox } = await followers(url, { ours: 'test://resource/1', official: 'test://resource/1' }, false);
-    const driver = await driverFor(url);
-    const emit = async (kind: 'tools' | 'updated') => {
-      published.push(kind === 'tools' ? TOOLS : `${UPDATED} test://resource/1`);
-      await call(driver, 'emit', kind === 'tools' ? { kind } : { kind, uri: 'test://resource/1' });
-    };
-    const inboxes = [modern, legacy, officialBox];
-    await emit('tools');
-    await Promise.all(inboxes.map((inbox) => inbox.waitFor(TOOLS)));
-    await cluster.redis.kill();
-    await Promise.all(cluster.nodes.map((node) => node.waitForStderr(/-> disconnected/)));
-    for (let i = 0; i < 3; i++) await emit('updated'); // on three nodes; each applies its own at once
-    await emit('tools');
-    const toolsBefore = inboxes.map((inbox) => inbox.count(TOOLS));
-    const updatesBefore = inboxes.map((inbox) => inbox.count(`${UPDATED} test://resource/1`));
-    await cluster.redis.restart();
-    await Promise.all(cluster.nodes.map((node) => node.waitForStderr(/-> resynced/)));
-    // Every node resyncs: each client hears tools/list_changed and resources/updated again.
-    await Promise.all(inboxes.map((inbox, i) => inbox.waitFor(TOOLS, toolsBefore[i]! + 1)));
-    await Promise.all(inboxes.map((inbox, i) => inbox.waitFor(`${UPDATED} test://resource/1`, updatesBefore[i]! + 1)));
-    await emit('tools');
-    const wanted = [TOOLS, `${UPDATED} test://resource/1`];
-    await Promise.all(inboxes.map((inbox) => inbox.covered(wanted)));
-    for (const inbox of inboxes) expect(inbox.uncovered(wanted)).toEqual([]);
-  });
-
+describe('three nodes on Redis behind a round-robin proxy, a cluster of its own for the test that cuts a node off', { timeout: 90_000 }, () => {
   it('a node cut off from Redis (CLIENT KILL) while more than the retention is published elsewhere: per client, every change is received or covered', async () => {
     // node-2 reaches Redis through a link the test can keep cut; a retention of ~100 entries is passed within a few hundred events.
     cluster = await startCluster(3, { cuttable: 2, maxLen: 100 });

@@ -32,8 +32,8 @@ export interface ClusterNode {
   /** The node's own MCP endpoint, bypassing the proxy. */
   readonly url: string;
   readonly stderr: string[];
-  /** Resolves with the first stderr line (seen already or later) matching `pattern`. */
-  waitForStderr(pattern: RegExp): Promise<string>;
+  /** Resolves with the first stderr line matching `pattern`, seen already or later; with `from`, only from that line index on (what a test did before is not waited for). */
+  waitForStderr(pattern: RegExp, from?: number): Promise<string>;
   /** Whether the process has exited (killed by a test, say). */
   exited(): boolean;
   kill(): Promise<void>;
@@ -77,8 +77,8 @@ function startNode(redisUrl: string, name: string, maxLen: number | undefined): 
         port,
         url: `http://127.0.0.1:${port}/mcp`,
         stderr,
-        waitForStderr: (pattern) => {
-          const seen = stderr.find((candidate) => pattern.test(candidate));
+        waitForStderr: (pattern, from = 0) => {
+          const seen = stderr.slice(from).find((candidate) => pattern.test(candidate));
           return seen !== undefined ? Promise.resolve(seen) : new Promise((resolveLine) => watchers.push({ pattern, resolve: resolveLine }));
         },
         exited: () => child.exitCode !== null || child.signalCode !== null,
@@ -119,6 +119,9 @@ export async function startCluster(count: number, options: ClusterOptions = {}):
   return { redis, nodes, proxy, link, revive, stop: stopAllClusters };
 }
 
+/** A node's bus logs each health change on stderr as `… <from> -> <to>`. */
+const HEALTH_CHANGE = / -> (\w+)$/;
+
 /** The stderr line a node's bus logs when a read barrier gave up waiting. */
 const SETTLE_TIMED_OUT = /longer than the settle timeout/;
 
@@ -131,9 +134,14 @@ const SETTLE_TIMED_OUT = /longer than the settle timeout/;
  * and waits until the node applied it. After the first round, each node's
  * own publishes still in flight have landed (Redis answers one connection's
  * commands in order); the second round makes every node apply all of them.
- * Rejects if a barrier timed out instead (the node logs that).
+ * Rejects if a node's bus is not live (a barrier would not wait) or a
+ * barrier timed out instead (the node logs that).
  */
 export async function settleCluster(cluster: Cluster): Promise<void> {
+  for (const node of cluster.nodes) {
+    const health = node.stderr.map((line) => HEALTH_CHANGE.exec(line)?.[1]).filter((state) => state !== undefined).at(-1);
+    if (health !== 'connected' && health !== 'resynced') throw new Error(`${node.name}: its Redis bus is ${health ?? 'not started'}, not live, so the cluster cannot settle`);
+  }
   const timedOutBefore = cluster.nodes.map((node) => node.stderr.filter((line) => SETTLE_TIMED_OUT.test(line)).length);
   for (let round = 0; round < 2; round++) {
     await Promise.all(cluster.nodes.map(async (node) => {
