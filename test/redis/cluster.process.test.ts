@@ -5,23 +5,30 @@
  * changes published through tool calls that land on whichever node is next
  * (or on a chosen node). Redis restarted, and one node's Redis connection
  * killed and kept away past the retention: per client, every change is
- * received or covered by the everything-changed notifications.
+ * received or covered by the everything-changed notifications. The tests
+ * that cut no node off share one cluster (a killed node started afresh, and
+ * every node live on Redis and settled, between them; each test with a
+ * proxy of its own); the one that cuts a node off starts its own.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { createClient, httpTransport, type McpClient } from '../../src/index.ts';
 import { closeAllPeers, connectHttp, newClient } from '../server/official-peers.ts';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startCluster, stopAllClusters, type Cluster } from './cluster.ts';
+import { settleCluster, startCluster, stopAllClusters, type Cluster } from './cluster.ts';
 import { Inbox, officialInbox, PROMPTS, published, TOOLS, UPDATED } from './cluster-inbox.ts';
+import { roundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.ts';
 
+/** The cluster of the test that cuts a node off (retention and link of its own), stopped after it. */
 let cluster: Cluster | undefined;
 const ours: McpClient[] = [];
+const proxies: RoundRobinProxy[] = [];
 afterEach(async () => {
   published.length = 0;
   await Promise.all(ours.splice(0).map((client) => client.close().catch(() => {})));
   await closeAllPeers();
-  await stopAllClusters();
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+  if (cluster !== undefined) await stopAllClusters();
   cluster = undefined;
 });
 
@@ -51,9 +58,8 @@ async function followers(url: string, uris: { ours: string; official: string }, 
   return { oursModern, oursLegacy, officialModern };
 }
 
-/** Our modern client listening for tool-list changes through the proxy. */
-async function toolsListener(running: Cluster): Promise<{ url: string; inbox: Inbox; client: McpClient }> {
-  const url = running.proxy.url;
+/** Our modern client listening for tool-list changes through the proxy at `url`. */
+async function toolsListener(url: string): Promise<{ url: string; inbox: Inbox; client: McpClient }> {
   const inbox = new Inbox();
   const client = await ourClient(url, 'modern');
   await client.listen({ toolsListChanged: true }, inbox.subscriber);
@@ -66,18 +72,37 @@ async function driverFor(url: string): Promise<Client> {
   await driver.connect(new StreamableHTTPClientTransport(new URL(url)));
   return driver;
 }
+// Three node processes start on a shared machine: give them time.
+describe('three nodes on Redis behind a round-robin proxy, one cluster for the tests that cut no node off', { timeout: 90_000 }, () => {
+  // Each test has a proxy of its own (its routes, its sticky table); the nodes and Redis are shared.
+  let shared: Cluster;
+  beforeAll(async () => {
+    shared = await startCluster(3);
+  }, 90_000);
+  afterAll(() => stopAllClusters());
+  // A node a test before killed is started afresh, and (every node live on Redis again, restarted or not)
+  // what the tests before published is applied on every node, before this test's clients come.
+  beforeEach(async () => {
+    await shared.revive();
+    await settleCluster(shared);
+  });
 
-// Three node processes start under tsx on a shared machine: give them time.
-describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 }, () => {
+  /** A round-robin proxy of this test's own in front of the shared nodes. */
+  async function proxyFor(running: Cluster, options: { sticky?: boolean } = {}): Promise<RoundRobinProxy> {
+    const proxy = await roundRobinProxy(running.nodes.map((node) => node.port), options);
+    proxies.push(proxy);
+    return proxy;
+  }
+
   it('a change published on any node reaches every matching stream and session exactly once, and nothing unrequested', async () => {
-    cluster = await startCluster(3, { sticky: true });
-    const url = cluster.proxy.url;
+    const proxy = await proxyFor(shared, { sticky: true });
+    const url = proxy.url;
     const { oursModern, oursLegacy, officialModern: officialModernInbox } = await followers(url, { ours: 'test://resource/1', official: 'test://resource/2' }, true);
     const officialLegacy = await connectHttp('legacy', url, 'official-legacy');
     const officialLegacyInbox = officialInbox(officialLegacy);
     await officialLegacy.subscribeResource({ uri: 'test://resource/2' });
-    const listens = cluster.proxy.routes.filter((route) => route.method === 'subscriptions/listen').map((route) => route.node);
-    const sessions = new Set(cluster.proxy.routes.filter((route) => route.method === 'initialize').map((route) => route.node));
+    const listens = proxy.routes.filter((route) => route.method === 'subscriptions/listen').map((route) => route.node);
+    const sessions = new Set(proxy.routes.filter((route) => route.method === 'initialize').map((route) => route.node));
     // The clients' streams and sessions are spread over more than one node.
     expect(new Set([...listens, ...sessions]).size).toBeGreaterThan(1);
 
@@ -100,9 +125,24 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
     expect(officialLegacyInbox.seen).toEqual([PROMPTS, `${UPDATED} test://resource/2`, TOOLS]);
   });
 
+  it('a node SIGKILLed while holding listen streams: our client reconnects through the proxy, listens on another node and resyncs', async () => {
+    const proxy = await proxyFor(shared);
+    const { url, inbox } = await toolsListener(proxy.url);
+    const holder = proxy.routes.find((route) => route.method === 'subscriptions/listen')!.node;
+    await shared.nodes[holder]!.kill();
+    await inbox.reconnected();
+    expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', snapshot: expect.anything() });
+    const relistened = proxy.routes.filter((route) => route.method === 'subscriptions/listen').at(-1)!.node;
+    expect(relistened).not.toBe(holder);
+    const driver = await driverFor(url);
+    await call(driver, 'emit', { kind: 'tools' });
+    await inbox.waitFor(TOOLS);
+    expect(inbox.seen).toEqual([TOOLS]);
+  });
+
   it('Redis SIGKILLed and restarted mid-flow: per client, every change is received or covered by the everything-changed notifications', async () => {
-    cluster = await startCluster(3, { sticky: true });
-    const url = cluster.proxy.url;
+    const proxy = await proxyFor(shared, { sticky: true });
+    const url = proxy.url;
     const { oursModern: modern, oursLegacy: legacy, officialModern: officialBox } = await followers(url, { ours: 'test://resource/1', official: 'test://resource/1' }, false);
     const driver = await driverFor(url);
     const emit = async (kind: 'tools' | 'updated') => {
@@ -112,14 +152,16 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
     const inboxes = [modern, legacy, officialBox];
     await emit('tools');
     await Promise.all(inboxes.map((inbox) => inbox.waitFor(TOOLS)));
-    await cluster.redis.kill();
-    await Promise.all(cluster.nodes.map((node) => node.waitForStderr(/-> disconnected/)));
+    // The nodes are shared: only what they log from here on counts.
+    const from = shared.nodes.map((node) => node.stderr.length);
+    await shared.redis.kill();
+    await Promise.all(shared.nodes.map((node, i) => node.waitForStderr(/-> disconnected/, from[i])));
     for (let i = 0; i < 3; i++) await emit('updated'); // on three nodes; each applies its own at once
     await emit('tools');
     const toolsBefore = inboxes.map((inbox) => inbox.count(TOOLS));
     const updatesBefore = inboxes.map((inbox) => inbox.count(`${UPDATED} test://resource/1`));
-    await cluster.redis.restart();
-    await Promise.all(cluster.nodes.map((node) => node.waitForStderr(/-> resynced/)));
+    await shared.redis.restart();
+    await Promise.all(shared.nodes.map((node, i) => node.waitForStderr(/-> resynced/, from[i])));
     // Every node resyncs: each client hears tools/list_changed and resources/updated again.
     await Promise.all(inboxes.map((inbox, i) => inbox.waitFor(TOOLS, toolsBefore[i]! + 1)));
     await Promise.all(inboxes.map((inbox, i) => inbox.waitFor(`${UPDATED} test://resource/1`, updatesBefore[i]! + 1)));
@@ -129,6 +171,41 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
     for (const inbox of inboxes) expect(inbox.uncovered(wanted)).toEqual([]);
   });
 
+  it('a legacy session routed to a node that did not issue it gets 404, and our client starts a new session transparently', async () => {
+    const proxy = await proxyFor(shared, { sticky: true });
+    const url = proxy.url;
+    const inbox = new Inbox();
+    const client = await ourClient(url, 'legacy');
+    await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, inbox.subscriber);
+    const initializes = () => proxy.routes.filter((route) => route.method === 'initialize').length;
+    expect(initializes()).toBe(1);
+    proxy.misrouteSessions();
+    await client.listTools().catch(() => undefined); // answered 404 by a node that never issued the session
+    await inbox.reconnected();
+    expect(initializes()).toBe(2);
+    expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', report: { resubscribed: ['test://resource/1'], failed: [] } });
+    const driver = await driverFor(url);
+    await call(driver, 'emit', { kind: 'updated', uri: 'test://resource/1' });
+    await inbox.waitFor(`${UPDATED} test://resource/1`);
+    expect((await client.listTools()).some((tool) => tool.name === 'whoami')).toBe(true);
+  });
+
+  it('onRemoteChange runs before a node announces: a refetch after the notification, landing on any node, sees the new catalog', async () => {
+    const proxy = await proxyFor(shared);
+    const { url, inbox, client } = await toolsListener(proxy.url);
+    const driver = await driverFor(url);
+    for (let round = 1; round <= 6; round++) {
+      await call(driver, 'catalog-add', { name: `t${round}` });
+      await inbox.waitFor(TOOLS, round);
+      const names = (await client.listTools()).map((tool) => tool.name);
+      expect(names).toContain(`catalog-t${round}`);
+    }
+    const refetchedOn = new Set(proxy.routes.filter((route) => route.method === 'tools/list').map((route) => route.node));
+    expect(refetchedOn.size).toBe(3);
+  });
+});
+
+describe('three nodes on Redis behind a round-robin proxy, a cluster of its own for the test that cuts a node off', { timeout: 90_000 }, () => {
   it('a node cut off from Redis (CLIENT KILL) while more than the retention is published elsewhere: per client, every change is received or covered', async () => {
     // node-2 reaches Redis through a link the test can keep cut; a retention of ~100 entries is passed within a few hundred events.
     cluster = await startCluster(3, { cuttable: 2, maxLen: 100 });
@@ -206,53 +283,5 @@ describe('three nodes on Redis behind a round-robin proxy', { timeout: 90_000 },
     for (const node of cluster.nodes.filter((candidate) => candidate !== cutNode)) {
       expect(node.stderr.some((line) => /everything changed/.test(line))).toBe(false);
     }
-  });
-
-  it('a node SIGKILLed while holding listen streams: our client reconnects through the proxy, listens on another node and resyncs', async () => {
-    cluster = await startCluster(3);
-    const { url, inbox } = await toolsListener(cluster);
-    const holder = cluster.proxy.routes.find((route) => route.method === 'subscriptions/listen')!.node;
-    await cluster.nodes[holder]!.kill();
-    await inbox.reconnected();
-    expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', snapshot: expect.anything() });
-    const relistened = cluster.proxy.routes.filter((route) => route.method === 'subscriptions/listen').at(-1)!.node;
-    expect(relistened).not.toBe(holder);
-    const driver = await driverFor(url);
-    await call(driver, 'emit', { kind: 'tools' });
-    await inbox.waitFor(TOOLS);
-    expect(inbox.seen).toEqual([TOOLS]);
-  });
-
-  it('a legacy session routed to a node that did not issue it gets 404, and our client starts a new session transparently', async () => {
-    cluster = await startCluster(3, { sticky: true });
-    const url = cluster.proxy.url;
-    const inbox = new Inbox();
-    const client = await ourClient(url, 'legacy');
-    await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, inbox.subscriber);
-    const initializes = () => cluster!.proxy.routes.filter((route) => route.method === 'initialize').length;
-    expect(initializes()).toBe(1);
-    cluster.proxy.misrouteSessions();
-    await client.listTools().catch(() => undefined); // answered 404 by a node that never issued the session
-    await inbox.reconnected();
-    expect(initializes()).toBe(2);
-    expect(inbox.reconnects[0]).toMatchObject({ type: 'reconnected', report: { resubscribed: ['test://resource/1'], failed: [] } });
-    const driver = await driverFor(url);
-    await call(driver, 'emit', { kind: 'updated', uri: 'test://resource/1' });
-    await inbox.waitFor(`${UPDATED} test://resource/1`);
-    expect((await client.listTools()).some((tool) => tool.name === 'whoami')).toBe(true);
-  });
-
-  it('onRemoteChange runs before a node announces: a refetch after the notification, landing on any node, sees the new catalog', async () => {
-    cluster = await startCluster(3);
-    const { url, inbox, client } = await toolsListener(cluster);
-    const driver = await driverFor(url);
-    for (let round = 1; round <= 6; round++) {
-      await call(driver, 'catalog-add', { name: `t${round}` });
-      await inbox.waitFor(TOOLS, round);
-      const names = (await client.listTools()).map((tool) => tool.name);
-      expect(names).toContain(`catalog-t${round}`);
-    }
-    const refetchedOn = new Set(cluster.proxy.routes.filter((route) => route.method === 'tools/list').map((route) => route.node));
-    expect(refetchedOn.size).toBe(3);
   });
 });
