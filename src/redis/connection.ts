@@ -48,12 +48,17 @@ export function reconnectDelay(retries: number): number {
 }
 
 async function clientFromUrl(url: string): Promise<RedisClientLike> {
-  let createClient: (options: object) => unknown;
+  type CreateClient = (options: object) => unknown;
+  let loaded: { createClient?: CreateClient; default?: { createClient?: CreateClient } };
   try {
-    ({ createClient } = (await import('redis')) as { createClient: (options: object) => unknown });
+    loaded = (await import('redis')) as typeof loaded;
   } catch (cause) {
     throw new RedisClientMissingError(cause);
   }
+  // `redis` is CommonJS: Node gives its exports as named exports, but a bundler that splits code (esbuild with
+  // `splitting`) may give them only as the default export of the chunk it made for this import.
+  const createClient = loaded.createClient ?? loaded.default?.createClient;
+  if (typeof createClient !== 'function') throw new RedisClientMissingError(new TypeError("the redis package has no createClient export"));
   return createClient({ url, socket: { reconnectStrategy: reconnectDelay } }) as RedisClientLike;
 }
 
