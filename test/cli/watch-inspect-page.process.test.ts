@@ -8,8 +8,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'puppeteer-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listenerMachine } from '../../machines/listener.machine.ts';
 import { subscriptionMachine } from '../../machines/subscription.machine.ts';
 import { outlineOf, type StateOutline } from '../../src/inspector/machine-outline.ts';
@@ -18,10 +18,18 @@ import { ROOT, killAllCliRuns, watchInspected } from './cli-process.ts';
 
 const WAIT_MS = 15_000;
 
+// One browser for the file (a launch costs seconds of CPU); each test gets a page of its own, closed after it.
 let browser: Browser | undefined;
-afterEach(async () => {
+const pages: Page[] = [];
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
   await browser?.close();
   browser = undefined;
+});
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((page) => page.close()));
   await killAllCliRuns();
 });
 
@@ -62,8 +70,8 @@ function installCardReporter(): void {
 
 /** The page as the test sees it: the latest cards, and a wait for a condition on them. */
 async function openPage(url: string) {
-  browser = await launchChromium();
-  const page = await browser.newPage();
+  const page = await browser!.newPage();
+  pages.push(page);
   let latest: Card[] = [];
   const waiters = new Set<() => void>();
   await page.exposeFunction('reportCards', (cards: Card[]) => {
