@@ -5,30 +5,12 @@
  * FORCE_COLOR; Ctrl-C through npm start and through the bin as a terminal
  * sends it (to the whole process group).
  */
-import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
-import { BIN, CliRun, killAllCliRuns, ROOT, watchCli } from './cli-process.ts';
+import { BIN, CliRun, closedPort, killAllCliRuns, ROOT, watchCli } from './cli-process.ts';
 
-let server: HttpFixture | undefined;
-afterEach(async () => {
-  await killAllCliRuns();
-  await server?.stop();
-  server = undefined;
-});
-
-/** A loopback port nothing listens on: bound, read, released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+afterEach(killAllCliRuns);
 
 const ESC = '\x1b[';
 
@@ -65,6 +47,13 @@ describe('errors a person can act on', () => {
 });
 
 describe('the command line a person expects', () => {
+  // One server for these tests: each CLI run is a session of its own that ends with the run, and none stops the server.
+  let server: HttpFixture;
+  beforeAll(async () => {
+    server = await startHttpFixture('own');
+  });
+  afterAll(() => server?.stop());
+
   it('--version prints the package version', async () => {
     const run = new CliRun(process.execPath, [BIN, '--version']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
@@ -72,7 +61,6 @@ describe('the command line a person expects', () => {
   });
 
   it('FORCE_COLOR colours a pipe, NO_COLOR wins over it', async () => {
-    server = await startHttpFixture('own');
     const forced = watchCli(['--once', server.url], { FORCE_COLOR: '1', NO_COLOR: '' });
     expect((await forced.exited).code).toBe(0);
     expect(forced.stdout).toContain(ESC);
@@ -83,7 +71,6 @@ describe('the command line a person expects', () => {
   }, 60_000);
 
   it('Ctrl-C on the bin run directly exits 0 after closing cleanly', async () => {
-    server = await startHttpFixture('own');
     const run = new CliRun(BIN, ['watch', '--json', server.url], { group: true });
     await run.event((event) => event.type === 'idle', 'the idle hint');
     run.interruptGroup();
@@ -92,7 +79,6 @@ describe('the command line a person expects', () => {
   });
 
   it('Ctrl-C through npm start: the watcher closes cleanly; npm, whose shell died of the SIGINT, reports it (README)', async () => {
-    server = await startHttpFixture('own');
     // --ignore-scripts skips only prestart's build (the suite's setup built dist/); start itself runs.
     const run = new CliRun('npm', ['start', '--silent', '--ignore-scripts', '--', '--json', server.url], { group: true });
     await run.event((event) => event.type === 'idle', 'the idle hint');

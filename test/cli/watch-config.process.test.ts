@@ -7,19 +7,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, readHostConfig } from '../../src/cli/host-config.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { fixtureBundle } from '../setup/fixture-bundle.ts';
 import { fixture, killAllCliRuns, ROOT, watchCli, type JsonLine } from './cli-process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-config-'));
-let server: HttpFixture | undefined;
-afterEach(async () => {
-  await killAllCliRuns();
-  await server?.stop();
-  server = undefined;
-});
+afterEach(killAllCliRuns);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function writeConfig(name: string, config: unknown): string {
@@ -53,8 +48,14 @@ const env = { FIXTURES: dirname(fixtureBundle(fixture('named-server.ts'))), TOKE
 const connectedOf = (events: JsonLine[], name: string) => events.find((event) => event.type === 'connected' && event.serverName === name);
 
 describe('watch --config', () => {
-  it('watches every server of the file in one timeline, each line named', async () => {
+  // One HTTP server for the file's runs: each run is a session of its own that ends with it, and none stops the server.
+  let server: HttpFixture;
+  beforeAll(async () => {
     server = await startHttpFixture('own');
+  });
+  afterAll(() => server?.stop());
+
+  it('watches every server of the file in one timeline, each line named', async () => {
     const file = writeConfig('three.json', hostConfig(server.url));
     const run = watchCli(['--json', '--config', file], env);
     await run.until(() => (['alpha', 'beta', 'web'].every((name) => connectedOf(run.events, name)) ? true : undefined), 'three connected lines', 40_000);
@@ -79,7 +80,6 @@ describe('watch --config', () => {
   }, 60_000);
 
   it('--server picks servers by name; the human timeline prefixes each line with it', async () => {
-    server = await startHttpFixture('own');
     const file = writeConfig('pick.json', hostConfig(server.url));
     const run = watchCli(['--once', '--config', file, '--server', 'web'], env);
     expect(await run.exited).toEqual({ code: 0, signal: null });

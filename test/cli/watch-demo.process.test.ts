@@ -4,14 +4,14 @@
  * diffs, the demo's one crash and the reconnect and resync after it, and a
  * clean exit on SIGINT.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, CliRun, fastDemoEnv, killAllCliRuns, watchCli, type JsonLine } from './cli-process.ts';
-
-afterEach(killAllCliRuns);
 
 const isType = (type: string) => (event: JsonLine) => event.type === type;
 
 describe('watch (demo server)', () => {
+  afterEach(killAllCliRuns);
+
   it.each([
     ['auto', 'modern', '2026-07-28'],
     ['legacy', 'legacy', '2025-11-25'],
@@ -68,9 +68,25 @@ describe('watch (demo server)', () => {
     expect((await run.exited).code).toBe(0);
     expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'disconnected' });
   });
+});
+
+describe('watch --tools (demo server), run through the bin shim from another working directory', () => {
+  // One watcher for both tests (a run is a CLI and a demo process): the first restarts the demo the way a graceful
+  // shutdown does, which the second's facts (the filter, tools diffs, no prompts) hold across. It ends on SIGINT after both.
+  let run: CliRun;
+  beforeAll(() => {
+    run = new CliRun(process.execPath, [BIN, 'watch', '--json', '--tools'], { cwd: '/', env: fastDemoEnv(0) });
+  });
+  afterAll(async () => {
+    try {
+      run.child.kill('SIGINT');
+      expect((await run.exited).code).toBe(0);
+    } finally {
+      await killAllCliRuns();
+    }
+  });
 
   it('after a graceful server shutdown (stream completed) the same cache listens again on the restarted server', async () => {
-    const run = watchCli(['--json', '--tools'], fastDemoEnv(0));
     await run.event((event) => event.type === 'list_diff', 'a first diff');
     process.kill(run.serverPids[0]!, 'SIGTERM');
     const { index: completedAt } = await run.event((event) => event.type === 'cache' && event.state === 'completed', 'the cache completing');
@@ -84,17 +100,12 @@ describe('watch (demo server)', () => {
     // One cache throughout: the tools are listed once, later changes come as diffs.
     expect(run.events.filter((event) => event.type === 'list' && event.list === 'tools')).toHaveLength(1);
     expect(run.events.slice(completedAt).some((event) => event.type === 'cache' && event.state === 'recovering')).toBe(false);
-    run.child.kill('SIGINT');
-    expect((await run.exited).code).toBe(0);
   });
 
   it('runs from another working directory through the bin shim', async () => {
-    const run = new CliRun(process.execPath, [BIN, 'watch', '--json', '--tools'], { cwd: '/', env: fastDemoEnv(0) });
     const { event } = await run.event(isType('connected'), 'the connected line');
     expect(event.filter).toEqual({ toolsListChanged: true });
     await run.event((line) => line.type === 'list_diff' && line.list === 'tools', 'a tools diff');
     expect(run.events.some((line) => line.type === 'list' && line.list === 'prompts')).toBe(false);
-    run.child.kill('SIGINT');
-    expect((await run.exited).code).toBe(0);
   });
 });

@@ -5,11 +5,16 @@
  * shows the connection's highlighted state going ready → reconnecting →
  * ready, and every stream drawn with its machine's states and its own
  * passage through them. A screenshot is kept under .tmp/.
+ * And its `/stately` bridge page: under its own Content-Security-Policy the
+ * page's script opens the relay's WebSocket (seen through the DevTools
+ * protocol) and receives the live actors' registrations, which it would hand
+ * to the framed stately.ai page. The hosted page itself is not reachable here
+ * (no network), so what Stately does with them is not part of this test.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'puppeteer-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listenerMachine } from '../../machines/listener.machine.ts';
 import { subscriptionMachine } from '../../machines/subscription.machine.ts';
 import { outlineOf, type StateOutline } from '../../src/inspector/machine-outline.ts';
@@ -18,12 +23,27 @@ import { ROOT, killAllCliRuns, watchInspected } from './cli-process.ts';
 
 const WAIT_MS = 15_000;
 
+// One browser for the file (a launch costs seconds of CPU); each test gets a page of its own, closed after it.
 let browser: Browser | undefined;
-afterEach(async () => {
+const pages: Page[] = [];
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
   await browser?.close();
   browser = undefined;
+});
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((page) => page.close()));
   await killAllCliRuns();
 });
+
+/** A fresh page of the file's browser, closed after the test. */
+async function newPage(): Promise<Page> {
+  const page = await browser!.newPage();
+  pages.push(page);
+  return page;
+}
 
 /** What a test reads of one actor's card: its highlighted (current) state paths, its trail of states (oldest first), its boxes. */
 interface Card {
@@ -62,8 +82,7 @@ function installCardReporter(): void {
 
 /** The page as the test sees it: the latest cards, and a wait for a condition on them. */
 async function openPage(url: string) {
-  browser = await launchChromium();
-  const page = await browser.newPage();
+  const page = await newPage();
   let latest: Card[] = [];
   const waiters = new Set<() => void>();
   await page.exposeFunction('reportCards', (cards: Card[]) => {
@@ -150,6 +169,34 @@ describe('watch --inspect: the local page in chromium', () => {
     expect(connection!.current).toEqual([expect.stringMatching(/^online\.ready\.(modern|legacy)$/)]);
     mkdirSync(join(ROOT, '.tmp'), { recursive: true });
     await page.screenshot({ path: join(ROOT, '.tmp', `inspector-${era}.png`), fullPage: true });
+
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+  });
+});
+
+describe('watch --inspect: the Stately bridge page', () => {
+  it("opens the relay's WebSocket under its own CSP and receives the live actors", async () => {
+    const { run, url, statelySocket } = await watchInspected('modern');
+    const page = await newPage();
+    const devtools = await page.createCDPSession();
+    await devtools.send('Network.enable');
+    const sockets: string[] = [];
+    const registered = new Promise<string>((resolve) =>
+      devtools.on('Network.webSocketFrameReceived', ({ response }) => {
+        const message = JSON.parse(response.payloadData) as { type: string; name: string };
+        if (message.type === '@xstate.actor' && message.name === 'connection') resolve(response.payloadData);
+      }),
+    );
+    devtools.on('Network.webSocketCreated', ({ url: socketUrl }) => sockets.push(socketUrl));
+
+    // Not 'load': that waits on the stately.ai frame, which has no network here.
+    await page.goto(`${url}stately`, { waitUntil: 'domcontentloaded' });
+    expect(await page.$eval('iframe', (frame) => frame.getAttribute('src'))).toBe('https://stately.ai/inspect');
+    // A socket the CSP's connect-src refused would never be created, and nothing would arrive.
+    const registration = JSON.parse(await registered) as { snapshot: { context: unknown } };
+    expect(registration.snapshot.context).toEqual({ withheld: 'context' });
+    expect(sockets).toEqual([statelySocket]);
 
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);

@@ -6,14 +6,14 @@
  * The outage lasts as long as the watcher takes to print six attempts (more
  * than the library's default of five): readiness lines, not sleeps.
  * A server that is down when the watcher starts is waited for the same way
- * (the connection machine's `firstConnect: 'retry'`); its port is free because
- * our fixture was started there and killed.
+ * (the connection machine's `firstConnect: 'retry'`); its port is one the
+ * system gave out and took back, where our fixture then starts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/client.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
-import { killAllCliRuns, watchCli, type CliRun, type JsonLine } from './cli-process.ts';
+import { closedPort, killAllCliRuns, watchCli, type CliRun, type JsonLine } from './cli-process.ts';
 
 let server: HttpFixture | undefined;
 afterEach(async () => {
@@ -107,25 +107,25 @@ describe('watch through an outage', () => {
   });
 });
 
-/** Our HTTP server's address, with nothing listening on it (yet). */
-async function downServer(): Promise<HttpFixture> {
-  const fixture = await startHttpFixture('own');
-  await fixture.kill();
-  return fixture;
+/** The address our HTTP server will have, with nothing listening on it yet (no server started and killed to find it). */
+async function downAddress(): Promise<{ port: number; url: string }> {
+  const port = await closedPort();
+  return { port, url: `http://127.0.0.1:${port}/mcp` };
 }
 
 describe('watch a server that is down at the start', () => {
   it('keeps trying, showing each attempt and delay, then connects and follows changes when the server comes up', async () => {
-    server = await downServer();
-    const run = watchCli(['--json', server.url]);
+    const down = await downAddress();
+    const run = watchCli(['--json', down.url]);
     const attempts = await unboundedAttempts(run, 3);
-    for (const event of attempts) expect(event.cause).toBe(`ECONNREFUSED 127.0.0.1:${server.port}`);
+    for (const event of attempts) expect(event.cause).toBe(`ECONNREFUSED 127.0.0.1:${down.port}`);
     // Waiting for a server is not losing one, and not an error.
     expect(run.events.map((event) => event.type)).not.toEqual(expect.arrayContaining(['lost']));
     expect(run.events.some((event) => event.type === 'error' || event.type === 'closed')).toBe(false);
     expect(run.child.exitCode).toBeNull();
 
-    await server.restart();
+    server = await startHttpFixture('own', { port: down.port });
+    expect(server.url).toBe(down.url);
     const { index } = await run.event((event) => event.type === 'connected', 'the connected line', 0);
     expect(run.events[index]).toMatchObject({ era: 'modern', server: { name: 'own-fixture' } });
     await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening', index);
@@ -133,11 +133,11 @@ describe('watch a server that is down at the start', () => {
   }, 60_000);
 
   it('--max-attempts 2 against nothing exits 1 after two attempts with the actionable error line', async () => {
-    server = await downServer();
-    const run = watchCli(['--json', '--max-attempts', '2', server.url]);
+    const down = await downAddress();
+    const run = watchCli(['--json', '--max-attempts', '2', down.url]);
     expect(await run.exited).toEqual({ code: 1, signal: null });
     expect(reconnecting(run.events).map((event) => [event.attempt, event.maxAttempts])).toEqual([[1, 2], [2, 2]]);
-    expect(run.stderr.trim().split('\n')).toEqual([`mcp-actors: cannot watch ${server.url}: ECONNREFUSED 127.0.0.1:${server.port}`]);
+    expect(run.stderr.trim().split('\n')).toEqual([`mcp-actors: cannot watch ${down.url}: ECONNREFUSED 127.0.0.1:${down.port}`]);
     expect(run.events.at(-1)).toMatchObject({ type: 'error', error: { name: 'WatchConnectError', code: 'watch_connect' } });
   });
 });

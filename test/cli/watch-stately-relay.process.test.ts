@@ -10,12 +10,10 @@
  */
 import { request } from 'node:http';
 import { createWebSocketReceiver } from '@statelyai/inspect';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatelyMessage } from '../../src/inspector/stately-relay.ts';
-import { killAllCliRuns, watchInspected } from './cli-process.ts';
+import { killAllCliRuns, watchInspected, type CliRun } from './cli-process.ts';
 import { ReceivedMessages } from './received-messages.ts';
-
-afterEach(killAllCliRuns);
 
 /** Everything a Stately receiver got, and a way to wait for something in it. */
 function receive(url: string): ReceivedMessages<StatelyMessage> {
@@ -49,8 +47,26 @@ const upgradeStatus = (socketUrl: string, headers: Record<string, string>) =>
   });
 
 describe('watch --inspect: the Stately relay', () => {
+  // One watcher for both tests (a run is a CLI and a demo process): the first receives from the relay as it goes, the
+  // second only knocks on the relay's door; neither stops or reconfigures the watcher. It ends cleanly on SIGINT after both.
+  let run: CliRun;
+  let statelySocket: string;
+  beforeAll(async () => {
+    ({ run, statelySocket } = await watchInspected('modern'));
+  });
+  afterAll(async () => {
+    try {
+      // Undefined only when beforeAll failed, which vitest reports on its own.
+      if (run !== undefined) {
+        run.child.kill('SIGINT');
+        expect((await run.exited).code).toBe(0);
+      }
+    } finally {
+      await killAllCliRuns();
+    }
+  });
+
   it('sends registrations, state values and event types, never context; a late receiver gets the live actors as they are', async () => {
-    const { run, statelySocket } = await watchInspected('modern');
     expect(statelySocket).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/stately\/socket$/);
     const early = receive(statelySocket);
     await early.until((messages) => JSON.stringify(valueOf(messages, 'connection')) === JSON.stringify({ online: { ready: 'modern' } }), 'a ready connection');
@@ -82,19 +98,13 @@ describe('watch --inspect: the Stately relay', () => {
     expect(registered(late.seen, 'connection')).toMatchObject({ sessionId: connection.sessionId, snapshot: { status: 'active', value: { online: { ready: 'modern' } } } });
     expect(registered(late.seen, 'subscription')!.snapshot.value).toEqual(valueOf(early.seen, 'subscription'));
     expect(registered(late.seen, 'subscription')!.snapshot.value).toEqual({ listening: 'active' });
-
-    run.child.kill('SIGINT');
-    expect((await run.exited).code).toBe(0);
   });
 
   it('refuses a WebSocket addressed to another host name (421) or opened by a page elsewhere (403)', async () => {
-    const { run, statelySocket } = await watchInspected('auto');
     const port = new URL(statelySocket).port;
     expect(await upgradeStatus(statelySocket, { host: `attacker.example:${port}` })).toBe(421);
     expect(await upgradeStatus(statelySocket, { origin: 'https://attacker.example' })).toBe(403);
     expect(await upgradeStatus(statelySocket, { origin: `http://127.0.0.1:${port}` })).toBe(101);
     expect(await upgradeStatus(statelySocket, { 'sec-websocket-version': '8' })).toBe(426);
-    run.child.kill('SIGINT');
-    expect((await run.exited).code).toBe(0);
   });
 });

@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import { STDIO_FIXTURE } from '../server/official-peers.ts';
@@ -91,9 +91,11 @@ const keysOf = (list: ListName, result: Record<string, unknown>) =>
 const CELLS = (['stdio', 'http'] as const).flatMap((transport) => (['legacy', 'modern'] as const).map((era) => [transport, era] as const));
 
 describe.each(CELLS)('the Inspector CLI against our server over %s, %s era', (transport, era) => {
+  // One target per cell: each Inspector call is a session of its own (over stdio, a fixture process of its own), and the
+  // calls only list, read and echo, so the HTTP server is started once for the cell's two tests.
   let server: McpServer | undefined;
   let target: string[];
-  beforeEach(async () => {
+  beforeAll(async () => {
     if (transport === 'stdio') {
       target = [process.execPath, fixtureBundle(STDIO_FIXTURE), '--page-size', PAGE_SIZE];
     } else {
@@ -101,7 +103,7 @@ describe.each(CELLS)('the Inspector CLI against our server over %s, %s era', (tr
       target = [(await server.listenHttp({ port: 0 })).url];
     }
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await server?.close();
     server = undefined;
   });
