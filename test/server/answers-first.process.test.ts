@@ -27,6 +27,7 @@ import { LEGACY_VERSIONS } from '../../src/protocol/versions.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { modernPost, RawLegacySession, type RawExchange } from './raw-http-peer.ts';
 import { modernMeta, RawStdioPeer, type Message } from './raw-stdio-peer.ts';
+import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
 const BURST = 100_000;
 /** 100,000 frames through a child process take seconds on a machine shared with other work. */
@@ -63,7 +64,7 @@ const lineBytes = (message: Message) => Buffer.byteLength(JSON.stringify(message
 describe('a request sent during a 100,000-notification progress burst', () => {
   it.each(['modern', 'legacy'] as const)('over stdio (%s) is answered ahead of the queued burst, which arrives whole and in order', async (era) => {
     const reportFile = join(reports!, `${era}.json`);
-    const p = (peer = new RawStdioPeer([], { nodeArgs: ['--import', 'tsx', '--import', TAP], env: { STDIO_TAP_REPORT: reportFile } }));
+    const p = (peer = new RawStdioPeer([], { nodeArgs: ['--import', fixtureBundle(TAP)], env: { STDIO_TAP_REPORT: reportFile } }));
     const meta = (extra: Record<string, unknown> = {}) => (era === 'modern' ? { _meta: modernMeta(extra) } : { _meta: extra });
     if (era === 'legacy') {
       p.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LEGACY_VERSIONS.at(-1), capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });

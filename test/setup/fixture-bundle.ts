@@ -47,11 +47,15 @@ function currentRun(): string {
 /** Folders whose `.ts` files (tests aside) are entry points a test may start as a child process. */
 const ENTRY_DIRS = ['test/fixtures', 'test/fixtures/conformance', 'test/cli/fixtures', 'examples'];
 
+/** Single files a test preloads into a child (`--import`): the bench's stdio tap, which watches a server's output. */
+const ENTRY_FILES = ['bench/server/stdio-tap.ts'];
+
 function entryPoints(): string[] {
-  return ENTRY_DIRS.flatMap((dir) =>
+  const inDirs = ENTRY_DIRS.flatMap((dir) =>
     readdirSync(join(REPO_ROOT, dir))
       .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts'))
       .map((name) => join(REPO_ROOT, dir, name)));
+  return [...inDirs, ...ENTRY_FILES.map((file) => join(REPO_ROOT, file))];
 }
 
 /** Packages left to Node's resolution at run time (see the note at the top). */
