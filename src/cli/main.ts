@@ -9,12 +9,8 @@ import { parseCommandLine, USAGE, UsageError } from './args.ts';
 import { wantsColour } from './colour-choice.ts';
 import { describeCause, serializeError } from './error-report.ts';
 import { packageVersion } from './package-version.ts';
-import { humanRenderer } from './render-human.ts';
-import { jsonRenderer } from './render-json.ts';
 import type { Renderer } from './timeline.ts';
-import { readHostConfig } from './host-config.ts';
-import { startWatch, type Watch } from './watch.ts';
-import { startWatchSet } from './watch-set.ts';
+import type { Watch } from './watch.ts';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -41,6 +37,14 @@ async function main(argv: string[]): Promise<void> {
     return exit(0);
   }
   jsonOutput = command.json;
+  // Loaded only for a watch: --help and --version do not pay for the client, its machines and the renderers.
+  const [{ humanRenderer }, { jsonRenderer }, { readHostConfig }, { startWatch }, { startWatchSet }] = await Promise.all([
+    import('./render-human.ts'),
+    import('./render-json.ts'),
+    import('./host-config.ts'),
+    import('./watch.ts'),
+    import('./watch-set.ts'),
+  ]);
   // A reader that went away (`| head`) is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
