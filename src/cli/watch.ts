@@ -40,7 +40,7 @@ export async function startWatch(command: WatchCommand, target: ServerTarget, re
     const { url, feed, stately, statelySocket, loopback } = inspector;
     render({ type: 'inspector', url, feed, stately, statelySocket, loopback });
   }
-  const transport = transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
+  const transport = await transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
   const client = createClient({
     transport: transport.transport,
     era: command.era,
