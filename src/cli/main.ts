@@ -9,6 +9,7 @@ import { parseCommandLine, USAGE, UsageError } from './args.ts';
 import { wantsColour } from './colour-choice.ts';
 import { describeCause, serializeError } from './error-report.ts';
 import { packageVersion } from './package-version.ts';
+import { readHostConfig } from './host-config.ts';
 import type { Renderer } from './timeline.ts';
 import type { Watch } from './watch.ts';
 
@@ -37,22 +38,10 @@ async function main(argv: string[]): Promise<void> {
     return exit(0);
   }
   jsonOutput = command.json;
-  // Loaded only for a watch: --help and --version do not pay for the client, its machines and the renderers.
-  const [{ humanRenderer }, { jsonRenderer }, { readHostConfig }, { startWatch }, { startWatchSet }] = await Promise.all([
-    import('./render-human.ts'),
-    import('./render-json.ts'),
-    import('./host-config.ts'),
-    import('./watch.ts'),
-    import('./watch-set.ts'),
-  ]);
   // A reader that went away (`| head`) is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
-  const write = (text: string) => void process.stdout.write(text);
-  const colour = wantsColour(process.env, process.stdout.isTTY === true);
-  const renderer = (serverName?: string): Renderer =>
-    command.json ? jsonRenderer(write, undefined, serverName) : humanRenderer(write, { colour, ...(serverName !== undefined ? { serverName } : {}) });
   const { target } = command;
   // The config is read before anything starts, so a mistake in it is one line and nothing to clean up.
   const servers = target.type === 'config' ? readHostConfig(target.file, target.servers, process.env) : undefined;
@@ -68,6 +57,20 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
+
+  // Loaded only for a watch that starts: --help, --version and a bad command line or config do not pay for the
+  // client, its machines and the renderers.
+  const [{ humanRenderer }, { jsonRenderer }, { startWatch }, { startWatchSet }] = await Promise.all([
+    import('./render-human.ts'),
+    import('./render-json.ts'),
+    import('./watch.ts'),
+    import('./watch-set.ts'),
+  ]);
+  const write = (text: string) => void process.stdout.write(text);
+  const colour = wantsColour(process.env, process.stdout.isTTY === true);
+  const renderer = (serverName?: string): Renderer =>
+    command.json ? jsonRenderer(write, undefined, serverName) : humanRenderer(write, { colour, ...(serverName !== undefined ? { serverName } : {}) });
+
   watch =
     target.type !== 'config'
       ? await startWatch(command, target, renderer())
