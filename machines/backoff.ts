@@ -12,6 +12,9 @@ export interface Backoff {
   maxDelayMs: number;
 }
 
+/** Documented defaults: 5 attempts, 250 ms doubling, capped at 10 s. */
+export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
+
 /** Uniform in [half, all] of the capped exponential delay; `random` is a number in [0, 1] (1: no jitter). */
 export function backoffDelay(attempt: number, backoff: Backoff, random: number): number {
   const exponential = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** (attempt - 1));

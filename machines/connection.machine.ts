@@ -20,17 +20,14 @@
  */
 import { assign, cancel, emit, enqueueActions, fromCallback, raise, setup, spawnChild, stopChild, type AnyActorRef } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
-import { backoffDelay, type Backoff } from './backoff.ts';
+import { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './backoff.ts';
 import { audience } from './connection-children.ts';
 import type { ConnectionContext, ConnectionEmitted, ConnectionEvent, ConnectionInput, ConnectionLifecycleEvent, StreamVerdict } from './connection-lifecycle.ts';
 import { negotiationMachine, type Negotiated, type NegotiationOutput, type NegotiationSettings } from './negotiation.machine.ts';
 
-export { backoffDelay, type Backoff, type Negotiated, type NegotiationSettings };
+export { backoffDelay, DEFAULT_BACKOFF, type Backoff, type Negotiated, type NegotiationSettings };
 export * from './connection-lifecycle.ts';
 export { audience, memberId, URI_WORKER_ID } from './connection-children.ts';
-
-/** Documented defaults: 5 attempts, 250 ms doubling, capped at 10 s. */
-export const DEFAULT_BACKOFF: Backoff = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
 
 /** What `enqueueActions` hands its callback: enough of it to emit and to send. */
 interface Enqueue {

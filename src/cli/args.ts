@@ -6,7 +6,8 @@
  *   mcp-actors watch [options] -- COMMAND [ARGS...]
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_BACKOFF } from '../../machines/connection.machine.ts';
+// From the policy's own module, not the connection machine: --help does not load xstate.
+import { DEFAULT_BACKOFF } from '../../machines/backoff.ts';
 import { isResourceUri } from '../protocol/filter.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { EraPreference } from '../protocol/versions.ts';

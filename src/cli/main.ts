@@ -9,12 +9,9 @@ import { parseCommandLine, USAGE, UsageError } from './args.ts';
 import { wantsColour } from './colour-choice.ts';
 import { describeCause, serializeError } from './error-report.ts';
 import { packageVersion } from './package-version.ts';
-import { humanRenderer } from './render-human.ts';
-import { jsonRenderer } from './render-json.ts';
-import type { Renderer } from './timeline.ts';
 import { readHostConfig } from './host-config.ts';
-import { startWatch, type Watch } from './watch.ts';
-import { startWatchSet } from './watch-set.ts';
+import type { Renderer } from './timeline.ts';
+import type { Watch } from './watch.ts';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -45,10 +42,6 @@ async function main(argv: string[]): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
-  const write = (text: string) => void process.stdout.write(text);
-  const colour = wantsColour(process.env, process.stdout.isTTY === true);
-  const renderer = (serverName?: string): Renderer =>
-    command.json ? jsonRenderer(write, undefined, serverName) : humanRenderer(write, { colour, ...(serverName !== undefined ? { serverName } : {}) });
   const { target } = command;
   // The config is read before anything starts, so a mistake in it is one line and nothing to clean up.
   const servers = target.type === 'config' ? readHostConfig(target.file, target.servers, process.env) : undefined;
@@ -64,6 +57,20 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
+
+  // Loaded only for a watch that starts: --help, --version and a bad command line or config do not pay for the
+  // client, its machines and the renderers.
+  const [{ humanRenderer }, { jsonRenderer }, { startWatch }, { startWatchSet }] = await Promise.all([
+    import('./render-human.ts'),
+    import('./render-json.ts'),
+    import('./watch.ts'),
+    import('./watch-set.ts'),
+  ]);
+  const write = (text: string) => void process.stdout.write(text);
+  const colour = wantsColour(process.env, process.stdout.isTTY === true);
+  const renderer = (serverName?: string): Renderer =>
+    command.json ? jsonRenderer(write, undefined, serverName) : humanRenderer(write, { colour, ...(serverName !== undefined ? { serverName } : {}) });
+
   watch =
     target.type !== 'config'
       ? await startWatch(command, target, renderer())

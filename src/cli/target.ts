@@ -7,8 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import type { JsonRpcMessage, RequestId } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
-import { httpTransport } from '../transport/http.ts';
-import { stdioTransport, type StdioClientTransport, type StdioTransportOptions } from '../transport/stdio.ts';
+import type { StdioClientTransport, StdioTransportOptions } from '../transport/stdio.ts';
 import type { ClientTransport, TransportEvents, TransportFactory } from '../transport/transport.ts';
 import { DEFAULT_DEMO_RESTART_AFTER_MS } from '../demo/demo-defaults.ts';
 import type { ServerTarget } from './args.ts';
@@ -28,11 +27,19 @@ export interface TargetDescription {
   label: string;
 }
 
-/** The transport factory for one server (a --config target is resolved into its servers before this). */
-export function transportFor(target: ServerTarget, onSpawn: (pid: number, command: string) => void): TargetDescription {
+/**
+ * The transport factory for one server (a --config target is resolved into its servers before this).
+ * Only the target's own transport is loaded: a stdio watch does not load HTTP, SSE and OAuth.
+ */
+export async function transportFor(target: ServerTarget, onSpawn: (pid: number, command: string) => void): Promise<TargetDescription> {
+  if (target.type === 'http') {
+    const { httpTransport } = await import('../transport/http.ts');
+    return { transport: httpTransport({ url: target.url, ...(target.headers ? { headers: target.headers } : {}) }), label: target.url.href };
+  }
+  const { stdioTransport } = await import('../transport/stdio.ts');
+  const reportingStdio = (options: () => StdioTransportOptions, label: string): TransportFactory => () =>
+    new SpawnReportingTransport(stdioTransport(options())(), label, onSpawn);
   switch (target.type) {
-    case 'http':
-      return { transport: httpTransport({ url: target.url, ...(target.headers ? { headers: target.headers } : {}) }), label: target.url.href };
     case 'stdio': {
       const label = [target.command, ...target.args].join(' ');
       const options: StdioTransportOptions = {
@@ -41,7 +48,7 @@ export function transportFor(target: ServerTarget, onSpawn: (pid: number, comman
         ...(target.env ? { env: target.env } : {}),
         ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
       };
-      return { transport: reportingStdio(() => options, label, onSpawn), label };
+      return { transport: reportingStdio(() => options, label), label };
     }
     case 'demo': {
       const restartAfterMs = Number(process.env.MCP_ACTORS_DEMO_RESTART_AFTER_MS ?? DEFAULT_DEMO_RESTART_AFTER_MS);
@@ -51,13 +58,9 @@ export function transportFor(target: ServerTarget, onSpawn: (pid: number, comman
         command: process.execPath,
         args: [...DEMO_NODE_ARGS, DEMO_SERVER, ...(spawns++ === 0 && restartAfterMs > 0 ? ['--exit-after-ms', String(restartAfterMs)] : [])],
       });
-      return { transport: reportingStdio(options, 'demo server', onSpawn), label: 'the demo server' };
+      return { transport: reportingStdio(options, 'demo server'), label: 'the demo server' };
     }
   }
-}
-
-function reportingStdio(options: () => StdioTransportOptions, label: string, onSpawn: (pid: number, command: string) => void): TransportFactory {
-  return () => new SpawnReportingTransport(stdioTransport(options())(), label, onSpawn);
 }
 
 /** A stdio transport that reports its child's pid once started. */

@@ -11,7 +11,7 @@ import { createClient, type ClientEvent } from '../client/client.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
 import type { ServerTarget, WatchCommand } from './args.ts';
-import { startInspector, type RunningInspector } from './inspect.ts';
+import type { RunningInspector } from './inspect.ts';
 import { advertisedChanges, chooseInterest } from './interest-choice.ts';
 import { transportFor } from './target.ts';
 import { describeCause, serializeError } from './error-report.ts';
@@ -34,11 +34,13 @@ export interface Watch {
 export async function startWatch(command: WatchCommand, target: ServerTarget, render: Renderer): Promise<Watch> {
   let inspector: RunningInspector | undefined;
   if (command.inspect) {
+    // The inspector's server, pages and relay are loaded only when asked for.
+    const { startInspector } = await import('./inspect.ts');
     inspector = await startInspector(command.inspect);
     const { url, feed, stately, statelySocket, loopback } = inspector;
     render({ type: 'inspector', url, feed, stately, statelySocket, loopback });
   }
-  const transport = transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
+  const transport = await transportFor(target, (pid, label) => render({ type: 'spawned', pid, command: label }));
   const client = createClient({
     transport: transport.transport,
     era: command.era,

@@ -6,7 +6,8 @@
  * params are untrusted input; a handler's result is checked before it is
  * sent, so a malformed one never reaches the server.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type {
   CreateMessageParams,
@@ -109,9 +110,15 @@ const PARAMS_SCHEMAS: Record<ServerRequestMethod, JsonObject> = {
 type Validators = Record<ServerRequestMethod, { params: ValidateFunction; result: ValidateFunction }>;
 let validators: Validators | undefined;
 
-/** Compiled on first use: a client that registers no handler never pays for it. */
+/**
+ * Compiled on first use: a client that registers no handler never pays for it,
+ * nor for loading ajv, which is required (ajv is CommonJS) here rather than
+ * imported, so that importing the client does not load it and the check stays
+ * synchronous.
+ */
 function compiled(): Validators {
   if (validators) return validators;
+  const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
   const ajv = new Ajv({ allErrors: true, strict: false });
   const compile = (method: ServerRequestMethod) => ({ params: ajv.compile(PARAMS_SCHEMAS[method]), result: ajv.compile(RESULT_SCHEMAS[method]) });
   validators = { 'elicitation/create': compile('elicitation/create'), 'sampling/createMessage': compile('sampling/createMessage'), 'roots/list': compile('roots/list') };

@@ -1,0 +1,87 @@
+/**
+ * What the compiled package loads when it starts, observed in a real node
+ * child: every module the ESM loader resolves (a resolve hook registered with
+ * `module.register`, which Node 20 has) and every CommonJS module in the
+ * require cache at exit (ajv is CommonJS, and is loaded with `require` on
+ * first use). Importing the client or the server must not load ajv, nor
+ * `--help` the client and xstate: users pay for each module on every import
+ * and every CLI start. The control cases show the probe does see ajv when a
+ * tool schema is compiled.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'mcp-actors.js');
+const CLIENT_ENTRY = pathToFileURL(join(ROOT, 'dist/src/index.js')).href;
+const SERVER_ENTRY = pathToFileURL(join(ROOT, 'dist/src/server/index.js')).href;
+
+// Runs in the loader's hooks thread: each resolved URL, one per line, to the file the child was told.
+const HOOKS = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(process.env.START_COST_OUT, resolved.url + '\\n');
+  return resolved;
+}`;
+// Preloaded with --import: registers the hooks, and adds the CommonJS modules loaded by the time the process exits.
+const PRELOAD = `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});
+const cache = createRequire(process.cwd() + '/').cache;
+process.on('exit', () => appendFileSync(process.env.START_COST_OUT, Object.keys(cache).join('\\n') + '\\n'));`;
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-start-cost-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let runs = 0;
+
+/** The modules (URLs and paths, relative to the package) a node child loads running `args`; fails if it does not exit 0. */
+async function modulesLoaded(args: string[]): Promise<string[]> {
+  const out = join(dir, `run-${runs++}.txt`);
+  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(PRELOAD)}`, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, START_COST_OUT: out },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  expect(code, stderr).toBe(0);
+  const loaded = readFileSync(out, 'utf8').split('\n').filter((line) => line !== '');
+  return [...new Set(loaded.map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line).replace(ROOT, '')))];
+}
+
+const evaluate = (script: string) => ['--input-type=module', '-e', script];
+const ajvIn = (modules: string[]) => modules.filter((path) => path.includes('node_modules/ajv/') || path.includes('node_modules/ajv-formats/'));
+
+describe('start cost of the compiled package', () => {
+  it('importing mcp-actors (the client entry) does not load ajv', async () => {
+    const modules = await modulesLoaded(evaluate(`await import(${JSON.stringify(CLIENT_ENTRY)});`));
+    expect(modules).toContain('dist/src/client/client.js');
+    expect(ajvIn(modules)).toEqual([]);
+  });
+
+  it('importing mcp-actors/server does not load ajv; defining a tool with an input schema does (the probe sees it)', async () => {
+    const server = await modulesLoaded(evaluate(`await import(${JSON.stringify(SERVER_ENTRY)});`));
+    expect(server).toContain('dist/src/server/server.js');
+    expect(ajvIn(server)).toEqual([]);
+
+    const withTool = await modulesLoaded(
+      evaluate(
+        `const { createServer } = await import(${JSON.stringify(SERVER_ENTRY)});
+         createServer({ name: 'start-cost', version: '1.0.0' }).defineTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, () => ({ content: [] }));`,
+      ),
+    );
+    expect(ajvIn(withTool)).toContain('node_modules/ajv/dist/2020.js');
+  });
+
+  it('mcp-actors --help loads neither the client, the machines, xstate nor ajv', async () => {
+    const modules = await modulesLoaded([BIN, '--help']);
+    expect(modules).toContain('dist/src/cli/args.js');
+    expect(modules.filter((path) => /dist\/src\/(client|transport|inspector)\/|\.machine\.js$|node_modules\/(xstate|@xstate|ajv|oauth4webapi)\//.test(path))).toEqual([]);
+  });
+});
