@@ -6,7 +6,6 @@
  * params are untrusted input; a handler's result is checked before it is
  * sent, so a malformed one never reaches the server.
  */
-import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type {
@@ -108,28 +107,29 @@ const PARAMS_SCHEMAS: Record<ServerRequestMethod, JsonObject> = {
 };
 
 type Validators = Record<ServerRequestMethod, { params: ValidateFunction; result: ValidateFunction }>;
-let validators: Validators | undefined;
 
 /**
- * Compiled on first use: a client that registers no handler never pays for it,
- * nor for loading ajv, which is required (ajv is CommonJS) here rather than
- * imported, so that importing the client does not load it and the check stays
- * synchronous.
+ * Compiled on first use: a client that registers no handler never pays for
+ * it, nor for loading ajv, which is imported here (dynamically, so bundlers
+ * still include it) rather than when the client is.
  */
-function compiled(): Validators {
-  if (validators) return validators;
-  const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  const compile = (method: ServerRequestMethod) => ({ params: ajv.compile(PARAMS_SCHEMAS[method]), result: ajv.compile(RESULT_SCHEMAS[method]) });
-  validators = { 'elicitation/create': compile('elicitation/create'), 'sampling/createMessage': compile('sampling/createMessage'), 'roots/list': compile('roots/list') };
-  return validators;
+let compiling: Promise<Validators> | undefined;
+function compiled(): Promise<Validators> {
+  compiling ??= import('ajv').then((loaded) => {
+    // ajv is CommonJS: Node names its exports, a code-splitting bundler may give them only as the default export.
+    const { Ajv } = loaded.Ajv ? loaded : (loaded as unknown as { default: typeof loaded }).default;
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const compile = (method: ServerRequestMethod) => ({ params: ajv.compile(PARAMS_SCHEMAS[method]), result: ajv.compile(RESULT_SCHEMAS[method]) });
+    return { 'elicitation/create': compile('elicitation/create'), 'sampling/createMessage': compile('sampling/createMessage'), 'roots/list': compile('roots/list') };
+  });
+  return compiling;
 }
 
 const describe = (errors: ErrorObject[] | null | undefined): string[] =>
   (errors ?? []).slice(0, 8).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}`);
 
 /** The problems of `value` as `method`'s params or result; empty when it conforms. */
-export function schemaProblems(method: ServerRequestMethod, part: 'params' | 'result', value: unknown): string[] {
-  const validate = compiled()[method][part];
+export async function schemaProblems(method: ServerRequestMethod, part: 'params' | 'result', value: unknown): Promise<string[]> {
+  const validate = (await compiled())[method][part];
   return validate(value) ? [] : describe(validate.errors);
 }

@@ -126,7 +126,7 @@ export class ServerRequestHandlers {
   async ask(method: string, params: JsonObject, signal: AbortSignal, era: Era): Promise<HandlerOutcome> {
     const entry = isServerRequestMethod(method) ? this.#handlers.get(method) : undefined;
     if (!entry || !isServerRequestMethod(method)) return { type: 'unhandled' };
-    const refused = schemaProblems(method, 'params', params);
+    const refused = await schemaProblems(method, 'params', params);
     if (refused.length > 0) return { type: 'failed', error: new InvalidServerRequestParamsError(method, refused) };
     let result: unknown;
     try {
@@ -134,7 +134,7 @@ export class ServerRequestHandlers {
     } catch (error) {
       return { type: 'failed', error: new ServerRequestHandlerError(method, error) };
     }
-    const problems = schemaProblems(method, 'result', result);
+    const problems = await schemaProblems(method, 'result', result);
     if (problems.length > 0) return { type: 'failed', error: new InvalidHandlerResultError(method, problems) };
     return { type: 'answered', result: result as JsonObject };
   }

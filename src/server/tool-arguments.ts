@@ -12,14 +12,11 @@
  * vocabularies above all) was most of what defining a server's tools cost,
  * paid again by every server a process creates. A meta-schema validator
  * holds no tool's schema, so sharing it shares nothing between servers.
- *
- * ajv is loaded when the first engine is made, not when this module is: a
- * process that imports the server but defines no tool schema (a client, a
- * CLI) does not pay for it. It is required (ajv is CommonJS), so compiling
- * stays synchronous.
  */
-import { createRequire } from 'node:module';
-import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidToolSchemaError } from './definition-errors.ts';
 
@@ -34,7 +31,8 @@ const DRAFTS: Readonly<Record<string, Draft>> = {
   'http://json-schema.org/draft-07/schema': 'draft-07',
 };
 
-const load = createRequire(import.meta.url);
+// ajv-formats is CommonJS; its exports carry the plugin as `default` too, which is the one shape ESM and the types agree on.
+const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
 
 /** At most this many problems are named in one tool error. */
 const MAX_PROBLEMS = 5;
@@ -96,14 +94,7 @@ export class ToolInputCompiler {
 
 function createEngine(draft: Draft, validateSchema: boolean): Ajv {
   const options = { strict: false, allErrors: true, validateFormats: true, validateSchema };
-  const engine =
-    draft === '2020-12'
-      ? new (load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(options)
-      : draft === '2019-09'
-        ? new (load('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js')).Ajv2019(options)
-        : new (load('ajv') as typeof import('ajv')).Ajv(options);
-  // ajv-formats carries its plugin as `default` too, the one shape its types and both module systems agree on.
-  const addFormats = (load('ajv-formats') as { default: (ajv: Ajv) => Ajv }).default;
+  const engine = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
   addFormats(engine);
   return engine;
 }
