@@ -21,6 +21,8 @@ import { roundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.ts';
 
 /** The cluster of the test that cuts a node off (retention and link of its own), stopped after it. */
 let cluster: Cluster | undefined;
+/** Set before that cluster starts: a start that failed half-way leaves its Redis up, to stop as well. */
+let stopClustersAfterTest = false;
 const ours: McpClient[] = [];
 const proxies: RoundRobinProxy[] = [];
 afterEach(async () => {
@@ -28,7 +30,8 @@ afterEach(async () => {
   await Promise.all(ours.splice(0).map((client) => client.close().catch(() => {})));
   await closeAllPeers();
   await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
-  if (cluster !== undefined) await stopAllClusters();
+  if (stopClustersAfterTest) await stopAllClusters();
+  stopClustersAfterTest = false;
   cluster = undefined;
 });
 
@@ -208,6 +211,7 @@ describe('three nodes on Redis behind a round-robin proxy, one cluster for the t
 describe('three nodes on Redis behind a round-robin proxy, a cluster of its own for the test that cuts a node off', { timeout: 90_000 }, () => {
   it('a node cut off from Redis (CLIENT KILL) while more than the retention is published elsewhere: per client, every change is received or covered', async () => {
     // node-2 reaches Redis through a link the test can keep cut; a retention of ~100 entries is passed within a few hundred events.
+    stopClustersAfterTest = true;
     cluster = await startCluster(3, { cuttable: 2, maxLen: 100 });
     const cutNode = cluster.nodes[2]!;
     const resource = 'test://resource/1';

@@ -31,10 +31,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Every redis-server this worker started and has not seen exit. */
+const live = new Set<ChildProcess>();
+// A redis-server outlives a test worker that ends before its hooks stopped it (a failed start, a torn-down
+// run): Node kills its node children's pipes, but Redis does not read stdin. The last word is this worker's.
+process.once('exit', () => live.forEach((child) => child.kill('SIGKILL')));
+
 function launch(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   return new Promise((resolve, reject) => {
     const lines: string[] = [];
     const onExit = (code: number | null) => reject(new Error(`redis-server exited with ${code}: ${lines.join('\n')}`));
