@@ -28,13 +28,19 @@ export const memberId = (id: string | number): string => `${MEMBER_PREFIX}${id}`
  * `connection.ready`: the listeners must be resubscribing before the worker
  * reports its resubscription (a worker holding no URI reports at once), and
  * on everything else the worker must have stopped before listeners that
- * close ask it to release their URIs. Children that already ended are left out.
+ * close ask it to release their URIs. Children that already ended are left out,
+ * and so are the members after an era change announced in the same step
+ * (`membersEnding`): each stream and listener ends on leaving its era, but
+ * the announcement reaches it only after this audience is chosen.
  */
-export function audience(registered: Record<string, AnyActorRef>, type: string): AnyActorRef[] {
+export function audience(registered: Record<string, AnyActorRef>, type: string, options: { membersEnding?: boolean } = {}): AnyActorRef[] {
   // A child that reached its final state may stay registered until its owner releases it: it hears nothing more.
   const running = (actor: AnyActorRef) => actor.getSnapshot().status === 'active';
   const worker = registered[URI_WORKER_ID];
-  const members = Object.keys(registered).flatMap((id) => (id.startsWith(MEMBER_PREFIX) ? [registered[id]!] : [])).filter(running);
+  // Members told of an era change in the same step end on it, once it reaches them: they hear nothing after it.
+  const members = options.membersEnding
+    ? []
+    : Object.keys(registered).flatMap((id) => (id.startsWith(MEMBER_PREFIX) ? [registered[id]!] : [])).filter(running);
   if (!worker || !running(worker)) return members;
   return type === 'connection.ready' ? [...members, worker] : [worker, ...members];
 }

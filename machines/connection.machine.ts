@@ -41,9 +41,15 @@ interface Enqueue {
  * connection-children.ts gives: the watchers first, so the connection's
  * owner knows it is ready before a child acts on it.
  */
-function announce(enqueue: Enqueue, system: { getAll(): Record<string, AnyActorRef> }, event: ConnectionLifecycleEvent, extra?: { negotiated: Negotiated }): void {
-  enqueue.emit({ ...event, ...extra } as ConnectionEmitted);
-  for (const child of audience(system.getAll(), event.type)) enqueue.sendTo(child, event);
+function announce(
+  enqueue: Enqueue,
+  system: { getAll(): Record<string, AnyActorRef> },
+  event: ConnectionLifecycleEvent,
+  extra?: { negotiated: Negotiated; membersEnding: boolean },
+): void {
+  const { membersEnding = false, ...forWatchers } = extra ?? {};
+  enqueue.emit({ ...event, ...forWatchers } as ConnectionEmitted);
+  for (const child of audience(system.getAll(), event.type, { membersEnding })) enqueue.sendTo(child, event);
 }
 
 /** The negotiation's outcome, from its done event; anything else counts as a failure without a cause. */
@@ -109,10 +115,13 @@ export const connectionMachine = setup({
       const outcome = outcomeOf(event);
       const to = outcome.type === 'negotiated' ? outcome.negotiated.era : context.negotiated!.era;
       announce(enqueue, system, { type: 'connection.era_changed', from: context.negotiated!.era, to });
+      enqueue.assign({ eraJustChanged: true });
     }),
     announceReady: enqueueActions(({ context, enqueue, system }) => {
       const { era } = context.negotiated!;
-      announce(enqueue, system, { type: 'connection.ready', era, generation: context.generation }, { negotiated: context.negotiated! });
+      const ready = { type: 'connection.ready' as const, era, generation: context.generation };
+      announce(enqueue, system, ready, { negotiated: context.negotiated!, membersEnding: context.eraJustChanged });
+      enqueue.assign({ eraJustChanged: false });
     }),
     announceLost: enqueueActions(({ context, enqueue, system }) => announce(enqueue, system, { type: 'connection.lost', cause: context.lastCause })),
     announceFailed: emit(({ context }) => ({ type: 'connection.failed' as const, cause: context.lastCause })),
@@ -165,6 +174,7 @@ export const connectionMachine = setup({
     lastCause: undefined,
     closedReason: undefined,
     endedUnanswered: [],
+    eraJustChanged: false,
   }),
   initial: 'idle',
   on: {

@@ -78,22 +78,44 @@ describe('connection machine: its children hear its lifecycle from it', () => {
     }
   });
 
-  it('tells children the era changed before the ready of the other era', async () => {
+  it('tells children the era changed; members end on it and hear no ready after it, the worker does', async () => {
     const h = harness({ eras: ['legacy', 'modern'] });
     const { heard, child } = recorder(h.actor);
-    child('stream');
-    h.actor.send({ type: 'connect' });
-    h.transports[0]!.open();
-    await h.settle();
-    h.transports[0]!.fail(new Error('exited'));
-    h.clock.increment(75);
-    h.transports[1]!.open();
-    await h.settle();
-    expect(heard).toEqual([
-      'stream connection.ready',
-      'stream connection.lost',
-      'stream connection.era_changed',
-      'stream connection.ready',
-    ]);
+    child('worker', URI_WORKER_ID);
+    // A member as the client's are: a listener or stream ends on leaving its era.
+    const member = createActor(
+      setup({}).createMachine({
+        initial: 'running',
+        states: {
+          running: { on: { 'connection.era_changed': 'ended', '*': { actions: ({ event }) => heard.push(`listener ${event.type}`) } } },
+          ended: { type: 'final', entry: () => heard.push('listener ended') },
+        },
+      }),
+      { parent: h.actor, systemId: memberId('listener') },
+    ).start();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      h.actor.send({ type: 'connect' });
+      h.transports[0]!.open();
+      await h.settle();
+      h.transports[0]!.fail(new Error('exited'));
+      h.clock.increment(75);
+      h.transports[1]!.open();
+      await h.settle();
+      expect(heard).toEqual([
+        'listener connection.ready',
+        'worker connection.ready',
+        'worker connection.lost',
+        'listener connection.lost',
+        'worker connection.era_changed',
+        'listener ended',
+        'worker connection.ready',
+      ]);
+      expect(member.getSnapshot().status).toBe('done');
+      // xstate warns of every event sent to a stopped actor: none was.
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
