@@ -48,8 +48,6 @@ export interface ConnectionContext {
   closedReason: ConnectionClosedReason | undefined;
   /** Listen streams that ended unanswered while ready, awaiting the liveness verdict (non-empty while a probe runs). */
   endedUnanswered: EndedUnanswered[];
-  /** Set when `connection.era_changed` was announced on the way to `ready`: every stream and listener ends on it. */
-  eraJustChanged: boolean;
 }
 
 /** A listen stream that ended with no answer, and how it ended. */

@@ -115,13 +115,12 @@ export const connectionMachine = setup({
       const outcome = outcomeOf(event);
       const to = outcome.type === 'negotiated' ? outcome.negotiated.era : context.negotiated!.era;
       announce(enqueue, system, { type: 'connection.era_changed', from: context.negotiated!.era, to });
-      enqueue.assign({ eraJustChanged: true });
     }),
-    announceReady: enqueueActions(({ context, enqueue, system }) => {
+    /** `membersEnding`: on the way from `switchingEra`, whose era change every stream and listener ends on. */
+    announceReady: enqueueActions(({ context, enqueue, system }, { membersEnding }: { membersEnding: boolean }) => {
       const { era } = context.negotiated!;
       const ready = { type: 'connection.ready' as const, era, generation: context.generation };
-      announce(enqueue, system, ready, { negotiated: context.negotiated!, membersEnding: context.eraJustChanged });
-      enqueue.assign({ eraJustChanged: false });
+      announce(enqueue, system, ready, { negotiated: context.negotiated!, membersEnding });
     }),
     announceLost: enqueueActions(({ context, enqueue, system }) => announce(enqueue, system, { type: 'connection.lost', cause: context.lastCause })),
     announceFailed: emit(({ context }) => ({ type: 'connection.failed' as const, cause: context.lastCause })),
@@ -174,7 +173,6 @@ export const connectionMachine = setup({
     lastCause: undefined,
     closedReason: undefined,
     endedUnanswered: [],
-    eraJustChanged: false,
   }),
   initial: 'idle',
   on: {
@@ -210,14 +208,14 @@ export const connectionMachine = setup({
             onDone: [
               { guard: 'negotiationFailed', target: '#connection.offline', actions: 'rememberCause' },
               { guard: 'eraChanged', target: 'switchingEra', actions: ['announceEraChange', 'recordNegotiated'] },
-              { target: 'ready', actions: 'recordNegotiated' },
+              { target: 'ready', actions: ['recordNegotiated', { type: 'announceReady', params: { membersEnding: false } }] },
             ],
             onError: { target: '#connection.offline', actions: 'rememberCause' },
           },
         },
         /** A reconnect negotiated the other era; announced before `ready`. */
         switchingEra: {
-          always: 'ready',
+          always: { target: 'ready', actions: { type: 'announceReady', params: { membersEnding: true } } },
         },
         /**
          * The liveness verdict: a stream's unanswered end starts a probe of
@@ -225,7 +223,6 @@ export const connectionMachine = setup({
          * stream ended alone; a failed probe means the transport is lost.
          */
         ready: {
-          entry: 'announceReady',
           exit: ['stopProbe', 'forgetEnded'],
           on: {
             'listen.ended_unanswered': [
