@@ -8,6 +8,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import { commonJsExport } from '../runtime/commonjs-export.ts';
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -116,8 +117,7 @@ type Validators = Record<ServerRequestMethod, { params: ValidateFunction; result
 let compiling: Promise<Validators> | undefined;
 function compiled(): Promise<Validators> {
   compiling ??= import('ajv').then((loaded) => {
-    // ajv is CommonJS: Node names its exports, a code-splitting bundler may give them only as the default export.
-    const { Ajv } = loaded.Ajv ? loaded : (loaded as unknown as { default: typeof loaded }).default;
+    const Ajv = commonJsExport(loaded, 'Ajv') as typeof import('ajv').Ajv;
     const ajv = new Ajv({ allErrors: true, strict: false });
     const compile = (method: ServerRequestMethod) => ({ params: ajv.compile(PARAMS_SCHEMAS[method]), result: ajv.compile(RESULT_SCHEMAS[method]) });
     return { 'elicitation/create': compile('elicitation/create'), 'sampling/createMessage': compile('sampling/createMessage'), 'roots/list': compile('roots/list') };

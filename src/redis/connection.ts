@@ -6,6 +6,7 @@
  * the bus hears `ready` once both are ready again and `lost` when either drops.
  */
 import { McpActorsError } from '../protocol/errors.ts';
+import { commonJsExport } from '../runtime/commonjs-export.ts';
 
 /**
  * What the bus needs of a node-redis client (`redis` 5 or 6; `createClient()`
@@ -48,17 +49,14 @@ export function reconnectDelay(retries: number): number {
 }
 
 async function clientFromUrl(url: string): Promise<RedisClientLike> {
-  type CreateClient = (options: object) => unknown;
-  let loaded: { createClient?: CreateClient; default?: { createClient?: CreateClient } };
+  let loaded: object;
   try {
-    loaded = (await import('redis')) as typeof loaded;
+    loaded = await import('redis');
   } catch (cause) {
     throw new RedisClientMissingError(cause);
   }
-  // `redis` is CommonJS: Node gives its exports as named exports, but a bundler that splits code (esbuild with
-  // `splitting`) may give them only as the default export of the chunk it made for this import.
-  const createClient = loaded.createClient ?? loaded.default?.createClient;
-  if (typeof createClient !== 'function') throw new RedisClientMissingError(new TypeError("the redis package has no createClient export"));
+  const createClient = commonJsExport(loaded, 'createClient');
+  if (typeof createClient !== 'function') throw new RedisClientMissingError(new TypeError('the redis package has no createClient export'));
   return createClient({ url, socket: { reconnectStrategy: reconnectDelay } }) as RedisClientLike;
 }
 
