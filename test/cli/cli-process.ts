@@ -5,7 +5,6 @@
  * `killAllCliRuns()` in afterEach.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -142,18 +141,6 @@ export const alive = (pid: number): boolean => {
     return false;
   }
 };
-
-/** A loopback port nothing listens on: bound, read, released. */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 export async function killAllCliRuns(): Promise<void> {
   const all = [...runs];

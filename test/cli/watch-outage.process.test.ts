@@ -13,7 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/client.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
-import { closedPort, killAllCliRuns, watchCli, type CliRun, type JsonLine } from './cli-process.ts';
+import { killAllCliRuns, watchCli, type CliRun, type JsonLine } from './cli-process.ts';
+import { freePort } from '../fixtures/free-port.ts';
 
 let server: HttpFixture | undefined;
 afterEach(async () => {
@@ -109,7 +110,7 @@ describe('watch through an outage', () => {
 
 /** The address our HTTP server will have, with nothing listening on it yet (no server started and killed to find it). */
 async function downAddress(): Promise<{ port: number; url: string }> {
-  const port = await closedPort();
+  const port = await freePort();
   return { port, url: `http://127.0.0.1:${port}/mcp` };
 }
 

@@ -5,9 +5,9 @@
  * `restart()` starts a fresh one on the same port; `stop()` in afterEach.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { createClient } from 'redis';
+import { freePort } from '../fixtures/free-port.ts';
 
 export interface RedisProcess {
   readonly port: number;
@@ -17,18 +17,6 @@ export interface RedisProcess {
   stop(): Promise<void>;
   /** One command on a short-lived connection of the test's own. */
   command(args: string[]): Promise<unknown>;
-}
-
-/** A port the OS had free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Every redis-server this worker started and has not seen exit. */
