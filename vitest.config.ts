@@ -34,6 +34,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     isolate: false,
+    // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each
+    // file's content): a second run skips vite's transforms, ~12 s of the unit project's 62 s CPU when measured.
+    experimental: { fsModuleCache: true },
     // The longest files first, so that none of them is the tail of the run (long-files-first.ts).
     sequence: { sequencer: LongFilesFirst },
     projects: [
