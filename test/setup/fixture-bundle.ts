@@ -132,6 +132,9 @@ export async function inspectorLauncherBundle(): Promise<string> {
     splitting: true,
     external: ['@napi-rs/keyring', 'readline/promises'],
     banner: REQUIRE_BANNER,
+    // Whitespace and comments only, names and syntax kept: each call parses the whole 2.6 MB CLI bundle (3.6 MB
+    // unminified); measured about 0.07 s CPU less per call.
+    minifyWhitespace: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
