@@ -16,17 +16,17 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import { STDIO_FIXTURE } from '../server/official-peers.ts';
 import { LISTS, OWN_FIXTURE_LISTS, type ListName } from './official-clients.ts';
-import { fixtureBundle } from '../setup/fixture-bundle.ts';
+import { fixtureBundle, inspectorLauncherBundle } from '../setup/fixture-bundle.ts';
 
-const LAUNCHER = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url));
 const PAGE_SIZE = '1';
 const SLOW = 120_000; // each invocation is a fresh Node process loading a 900 kB bundle, on two shared cores
+/** esbuild bundles the Inspector's CLI on first use in a run; on two shared cores that can take seconds. */
+const BUNDLING = 60_000;
 
 const METHODS: Record<ListName, string> = {
   tools: 'tools/list',
@@ -37,9 +37,12 @@ const METHODS: Record<ListName, string> = {
 
 /** The Inspector keeps a catalog and settings under HOME; each run gets a scratch one. */
 let home: string;
+/** The Inspector's launcher (its `mcp-inspector` bin), bundled once per run with the CLI it loads (test/setup/fixture-bundle.ts). */
+let launcher: string;
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'inspector-home-'));
-});
+  launcher = await inspectorLauncherBundle();
+}, BUNDLING);
 afterAll(() => rm(home, { recursive: true, force: true }));
 
 const running = new Set<ReturnType<typeof spawn>>();
@@ -60,7 +63,7 @@ interface Outcome {
  * timeout bounds the run anyway.
  */
 function inspect(target: string[], era: 'legacy' | 'modern', method: string, extra: string[] = []): Promise<Outcome> {
-  const child = spawn(process.execPath, [LAUNCHER, '--cli', '--format', 'json', '--connect-timeout', '0', '--protocol-era', era, '--method', method, ...extra, ...target], {
+  const child = spawn(process.execPath, [launcher, '--cli', '--format', 'json', '--connect-timeout', '0', '--protocol-era', era, '--method', method, ...extra, ...target], {
     env: { ...process.env, HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,40 +11,41 @@
  * defines no resource templates, so an empty templates/list is what is
  * checked here (test/server/templates-completions.process.test.ts has them).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import { PROMPTS_CHANGED, RESOURCE_UPDATED, RESOURCES_CHANGED, TOOLS_CHANGED } from '../server/official-peers.ts';
-import { CLIENT_KINDS, closeAllClients, LISTS, OWN_FIXTURE_LISTS as EXPECTED, type Where } from './official-clients.ts';
+import { CLIENT_KINDS, closeAllClients, LISTS, OWN_FIXTURE_LISTS as EXPECTED, type ClientPeer, type Where } from './official-clients.ts';
 
 const PAGE_SIZE = 1;
-/** Each test spawns a client and (over stdio) a server process on two shared cores. */
+/** Each cell spawns a client and (over stdio) a server process on two shared cores. */
 const PEER_TIMEOUT = 60_000;
 const [WATCHED, OTHER] = [FIXTURE_URIS[0]!, FIXTURE_URIS[1]!];
-
-
-let server: McpServer | undefined;
-afterEach(async () => {
-  await closeAllClients();
-  await server?.close();
-  server = undefined;
-});
 
 const CELLS = CLIENT_KINDS.flatMap((kind) => (['stdio', 'http'] as const).map((transport) => [kind.name, transport, kind] as const));
 
 describe.each(CELLS)('%s against our server over %s', (_name, transport, kind) => {
-  let where: Where;
-  beforeEach(async () => {
+  // One connection per cell (over stdio, one server child): the tests only list, read and call before the last one
+  // watches, and that one's "nothing else" then covers everything the connection saw since it was made.
+  let server: McpServer | undefined;
+  let peer: ClientPeer;
+  beforeAll(async () => {
+    let where: Where;
     if (transport === 'stdio') {
       where = { transport, args: ['--page-size', String(PAGE_SIZE)] };
     } else {
       server = buildFixtureServer({ pageSize: PAGE_SIZE });
       where = { transport, url: (await server.listenHttp({ port: 0 })).url };
     }
+    peer = await kind.connect(where);
+  }, PEER_TIMEOUT);
+  afterAll(async () => {
+    await closeAllClients();
+    await server?.close();
+    server = undefined;
   });
 
   it('negotiates its era and lists tools, prompts, resources and templates page by page', { timeout: PEER_TIMEOUT }, async () => {
-    const peer = await kind.connect(where);
     if (kind.name.startsWith('@modelcontextprotocol/client')) {
       expect(peer.protocolVersion).toBe(kind.era === 'modern' ? '2026-07-28' : '2025-11-25');
     }
@@ -55,13 +56,11 @@ describe.each(CELLS)('%s against our server over %s', (_name, transport, kind) =
   });
 
   it('reads a resource and calls a tool', { timeout: PEER_TIMEOUT }, async () => {
-    const peer = await kind.connect(where);
     expect(await peer.read(OTHER)).toBe(`content of ${OTHER}`);
     expect(await peer.call('echo', { text: 'hello across' })).toBe('hello across');
   });
 
   it('receives every list change and the updates of the resource it watches, and nothing else', { timeout: PEER_TIMEOUT }, async () => {
-    const peer = await kind.connect(where);
     await peer.watch(WATCHED);
     await peer.call('emit', { kind: 'updated', uri: OTHER });
     await peer.call('emit', { kind: 'updated', uri: WATCHED });

@@ -8,7 +8,7 @@
  * removal announced as a resources list change, and the completions
  * capability present only while something can complete.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { createServer, DEFAULT_CACHING, InvalidPromptError, InvalidUriTemplateError, ResourceNotFoundError, type McpServer } from '../../src/server/index.ts';
@@ -19,11 +19,12 @@ const STDIO_FIXTURE = fileURLToPath(new URL('../fixtures/templates-server-stdio.
 
 let server: McpServer | undefined;
 
-afterEach(async () => {
+/** Closes the peers and the HTTP server a test (or, in the matrix, a case) made. */
+async function closeAll(): Promise<void> {
   await closeAllPeers();
   await server?.close();
   server = undefined;
-});
+}
 
 type Transport = 'stdio' | 'http';
 
@@ -53,8 +54,14 @@ async function wireErrorCode(client: Client, call: Promise<unknown>): Promise<un
 const CASES: [Transport, Era][] = [['stdio', 'legacy'], ['stdio', 'modern'], ['http', 'legacy'], ['http', 'modern']];
 
 describe.each(CASES)('over %s, %s era', (transport, era) => {
+  // One connection per case (over stdio, one server child): its tests only list, read and complete, which change nothing.
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect(transport, era);
+  });
+  afterAll(closeAll);
+
   it('lists the templates (without completions or caching) and reads URIs through them', async () => {
-    const client = await connect(transport, era);
     expect(client.getServerCapabilities()?.completions).toEqual({});
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates).toEqual([
@@ -73,13 +80,11 @@ describe.each(CASES)('over %s, %s era', (transport, era) => {
   });
 
   it(`answers a URI no resource or template has with ${era === 'modern' ? '-32602 (SEP-2164)' : '-32002'}`, async () => {
-    const client = await connect(transport, era);
     expect(await wireErrorCode(client, client.readResource({ uri: 'notes://too/many/parts' }))).toBe(era === 'modern' ? -32602 : -32002);
     expect(await wireErrorCode(client, client.readResource({ uri: 'other://thing' }))).toBe(era === 'modern' ? -32602 : -32002);
   });
 
   it('completes a prompt argument, and another one from the arguments already chosen', async () => {
-    const client = await connect(transport, era);
     const city = await client.complete({ ref: { type: 'ref/prompt', name: 'weather' }, argument: { name: 'city', value: 'be' } });
     expect(city.completion).toEqual({ values: ['Berlin', 'Bern'], total: 2, hasMore: false });
     const district = await client.complete({
@@ -91,7 +96,6 @@ describe.each(CASES)('over %s, %s era', (transport, era) => {
   });
 
   it('completes template variables, the second from the first, and caps a result at 100 values', async () => {
-    const client = await connect(transport, era);
     const ref = { type: 'ref/resource', uri: 'notes://{folder}/{name}' } as const;
     expect((await client.complete({ ref, argument: { name: 'folder', value: 'w' } })).completion.values).toEqual(['work']);
     const names = await client.complete({ ref, argument: { name: 'name', value: 't' }, context: { arguments: { folder: 'home' } } });
@@ -101,7 +105,6 @@ describe.each(CASES)('over %s, %s era', (transport, era) => {
   });
 
   it('completes to nothing for a variable without a callback, and refuses an unknown prompt or template with -32602', async () => {
-    const client = await connect(transport, era);
     const search = await client.complete({ ref: { type: 'ref/resource', uri: 'search://items{?q,page}' }, argument: { name: 'q', value: 'r' } });
     expect(search.completion.values).toEqual([]);
     expect(await errorCode(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }))).toBe(-32602);
@@ -110,6 +113,8 @@ describe.each(CASES)('over %s, %s era', (transport, era) => {
 });
 
 describe('templates and completions on an HTTP server changed at run time', () => {
+  afterEach(closeAll);
+
   async function start(pageSize?: number): Promise<string> {
     server = createServer({ name: 'changing', version: '1.0.0', ...(pageSize ? { pageSize } : {}) });
     return (await server.listenHttp({ port: 0 })).url;

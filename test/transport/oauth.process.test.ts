@@ -6,7 +6,7 @@
  * the authorization server's redirect back, as a CLI's loopback listener
  * would.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AuthError,
   createClient,
@@ -51,22 +51,35 @@ let as: AuthorizationServerFixture;
 let server: HttpFixture;
 const clients: McpClient[] = [];
 
-const connected = async (auth: Parameters<typeof httpTransport>[0]['auth']): Promise<McpClient> => {
-  const client = createClient({ transport: httpTransport({ url: server.url, ...(auth ? { auth } : {}) }), era: 'modern', reconnect: false, requestTimeoutMs: 30_000 });
+const connected = async (auth: Parameters<typeof httpTransport>[0]['auth'], target: HttpFixture = server): Promise<McpClient> => {
+  const client = createClient({ transport: httpTransport({ url: target.url, ...(auth ? { auth } : {}) }), era: 'modern', reconnect: false, requestTimeoutMs: 30_000 });
   clients.push(client);
   await client.connect();
   return client;
 };
 
-beforeEach(async () => {
-  as = await startAuthorizationServer();
-  server = await startHttpFixture('protected', { args: ['--issuer', as.issuer] });
+/** Starts an authorization server and the protected MCP server that introspects its tokens there. */
+async function startPair(options?: Parameters<typeof startAuthorizationServer>[0]): Promise<{ as: AuthorizationServerFixture; server: HttpFixture }> {
+  const started = await startAuthorizationServer(options);
+  return { as: started, server: await startHttpFixture('protected', { args: ['--issuer', started.issuer] }) };
+}
+
+async function stopPair(pair: { as: AuthorizationServerFixture; server: HttpFixture }): Promise<void> {
+  await pair.server.stop();
+  await pair.as.close();
+}
+
+// One pair per file: the protected server keeps no state of its own (it asks the authorization server about every
+// token), and each test starts from a fresh authorization server through its reset().
+beforeAll(async () => {
+  ({ as, server } = await startPair());
 });
+afterAll(() => stopPair({ as, server }));
+
+beforeEach(() => as.reset());
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
-  await server.stop();
-  await as.close();
 });
 
 describe('OAuth authorization code flow against the official server behind a bearer check', () => {
@@ -103,16 +116,19 @@ describe('OAuth authorization code flow against the official server behind a bea
   });
 
   it('an authorization server whose metadata does not list PKCE (S256) is refused before the user is sent anywhere', async () => {
-    await server.stop();
-    await as.close();
-    as = await startAuthorizationServer({ listsPkce: false });
-    server = await startHttpFixture('protected', { args: ['--issuer', as.issuer] });
-    const store = newStore();
-    const refused = await connected(userProvider(store)).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(AuthError);
-    expect(refused).toMatchObject({ code: 'authorization_failed' });
-    expect(store.visited).toEqual([]);
-    expect(as.authorizations).toEqual([]);
+    // A pair of its own, beside the file's: its authorization server's metadata differs.
+    const withoutPkce = await startPair({ listsPkce: false });
+    try {
+      const store = newStore();
+      const refused = await connected(userProvider(store), withoutPkce.server).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(AuthError);
+      expect(refused).toMatchObject({ code: 'authorization_failed' });
+      expect(store.visited).toEqual([]);
+      expect(withoutPkce.as.authorizations).toEqual([]);
+    } finally {
+      await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
+      await stopPair(withoutPkce);
+    }
   });
 
   it('a new client with the stored tokens connects without any authorization', async () => {
