@@ -7,7 +7,9 @@
  * `--help` the client and xstate: users pay for each module on every import
  * and every CLI start. The server imports ajv statically (defining a tool
  * checks its schema synchronously, and a bundler must see the import): the
- * control case, which shows the probe does see ajv.
+ * control case, which shows the probe does see ajv. Defining plain tool
+ * schemas (src/server/plain-schema.ts) does not compile a meta-schema: that
+ * compile was most of a server's start-up CPU.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -76,5 +78,42 @@ describe('start cost of the compiled package', () => {
     const modules = await modulesLoaded([BIN, '--help']);
     expect(modules).toContain('dist/src/cli/args.js');
     expect(modules.filter((path) => /dist\/src\/(client|transport|inspector)\/|\.machine\.js$|node_modules\/(xstate|@xstate|ajv|oauth4webapi)\//.test(path))).toEqual([]);
+  });
+});
+
+const DEMO_CATALOG = pathToFileURL(join(ROOT, 'dist/src/demo/demo-catalog.js')).href;
+
+/**
+ * Creates the compiled demo server, then defines `extraTool` (a schema as JSON, or nothing) in a node child and
+ * returns how many times ajv checked a schema against its meta-schema (every dialect's class shares
+ * ajv's core `validateSchema`, which the child counts).
+ */
+async function metaSchemaChecks(extraTool?: object): Promise<number> {
+  const script = `import { Ajv2020 } from 'ajv/dist/2020.js';
+const core = Object.getPrototypeOf(Ajv2020.prototype);
+const validateSchema = core.validateSchema;
+let checks = 0;
+core.validateSchema = function (...args) { checks++; return validateSchema.apply(this, args); };
+const { createDemoServer } = await import(${JSON.stringify(DEMO_CATALOG)});
+const demo = createDemoServer();
+${extraTool ? `demo.server.defineTool('extra', { description: 'extra', inputSchema: ${JSON.stringify(extraTool)} }, () => ({ content: [] }));` : ''}
+process.stdout.write(String(checks));`;
+  const child = spawn(process.execPath, evaluate(script), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  expect(code, stderr).toBe(0);
+  return Number(stdout);
+}
+
+describe('start cost of defining tools', () => {
+  it('the demo server’s plain tool schemas are compiled without a meta-schema check', async () => {
+    expect(await metaSchemaChecks()).toBe(0);
+  });
+
+  it('a schema with a keyword outside the plain set is checked against its meta-schema (the control)', async () => {
+    expect(await metaSchemaChecks({ type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } } })).toBeGreaterThan(0);
   });
 });
