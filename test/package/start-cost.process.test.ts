@@ -3,7 +3,8 @@
  * child: every module the ESM loader resolves (a resolve hook registered with
  * `module.register`, which Node 20 has) and every CommonJS module in the
  * require cache at exit (ajv is CommonJS). Importing the client must not
- * load ajv (it is imported when a server request is first checked), nor
+ * load ajv (it is imported when a server request is first checked) nor
+ * oauth4webapi (imported for a transport that has an auth provider), nor
  * `--help` the client and xstate: users pay for each module on every import
  * and every CLI start. The server imports ajv statically (defining a tool
  * checks its schema synchronously, and a bundler must see the import): the
@@ -62,10 +63,12 @@ const evaluate = (script: string) => ['--input-type=module', '-e', script];
 const ajvIn = (modules: string[]) => modules.filter((path) => path.includes('node_modules/ajv/') || path.includes('node_modules/ajv-formats/'));
 
 describe('start cost of the compiled package', () => {
-  it('importing mcp-actors (the client entry) does not load ajv', async () => {
+  it('importing mcp-actors (the client entry) does not load ajv, nor oauth4webapi (loaded for a transport with an auth provider)', async () => {
     const modules = await modulesLoaded(evaluate(`await import(${JSON.stringify(CLIENT_ENTRY)});`));
     expect(modules).toContain('dist/src/client/client.js');
     expect(ajvIn(modules)).toEqual([]);
+    expect(modules).toContain('dist/src/transport/auth/http-hook.js');
+    expect(modules.filter((path) => path.includes('node_modules/oauth4webapi/') || path.startsWith('dist/src/transport/auth/authorizer'))).toEqual([]);
   });
 
   it('importing mcp-actors/server loads ajv (the control: the probe sees it)', async () => {
