@@ -12,6 +12,8 @@
  * vocabularies above all) was most of what defining a server's tools cost,
  * paid again by every server a process creates. A meta-schema validator
  * holds no tool's schema, so sharing it shares nothing between servers.
+ * A plain schema (plain-schema.ts) skips that check, so a process whose
+ * tools are all plain never compiles a meta-schema at all.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
@@ -19,6 +21,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidToolSchemaError } from './definition-errors.ts';
+import { isPlainSchema } from './plain-schema.ts';
 
 /** Why a tool's arguments do not fit its `inputSchema`, for the tool error the model reads. */
 export type ArgumentCheck = (args: JsonObject) => string | undefined;
@@ -60,7 +63,8 @@ export class ToolInputCompiler {
     this.release(tool);
     let validate: ValidateFunction;
     try {
-      metaSchemaCheck(draft, schema);
+      // A plain schema fits every dialect's meta-schema (plain-schema.ts): the check would compile it for nothing.
+      if (!isPlainSchema(schema)) metaSchemaCheck(draft, schema);
       validate = this.engine(draft).compile(schema);
     } catch (cause) {
       throw new InvalidToolSchemaError(tool, cause instanceof Error ? cause.message : String(cause), { cause });

@@ -2,8 +2,11 @@
  * The seam between the HTTP transport and authorization: the token a request
  * carries, and what a refusal (401, or 403 `insufficient_scope`) means.
  * Without an `auth` provider a 401 is an `AuthError('unauthorized')`.
+ * The authorizer (and oauth4webapi with it) is loaded only for a transport
+ * that has an `auth` provider: a client without one, or a process that only
+ * imports the package, does not pay for loading them.
  */
-import { Authorizer } from './authorizer.ts';
+import type { Authorizer } from './authorizer.ts';
 import { readBearerChallenge } from './challenge.ts';
 import type { Fetch } from './discovery.ts';
 import { AuthError } from './errors.ts';
@@ -29,11 +32,14 @@ export interface AuthHook {
  * across the transports a reconnect makes, so tokens and metadata carry over.
  */
 export function authHooks(provider: AuthProvider | undefined, fetcher: Fetch): (endpoint: URL) => AuthHook {
-  const authorizers = new Map<string, Authorizer>();
+  const authorizers = new Map<string, Promise<Authorizer>>();
   return (endpoint) => {
     if (provider === undefined) return unauthenticated;
     let authorizer = authorizers.get(endpoint.href);
-    if (authorizer === undefined) authorizers.set(endpoint.href, (authorizer = new Authorizer(provider, endpoint, fetcher)));
+    if (authorizer === undefined) {
+      authorizer = import('./authorizer.ts').then((loaded) => new loaded.Authorizer(provider, endpoint, fetcher));
+      authorizers.set(endpoint.href, authorizer);
+    }
     return authenticated(authorizer);
   };
 }
@@ -47,15 +53,15 @@ const unauthenticated: AuthHook = {
   },
 };
 
-const authenticated = (authorizer: Authorizer): AuthHook => ({
-  token: () => authorizer.accessToken(),
+const authenticated = (loading: Promise<Authorizer>): AuthHook => ({
+  token: async () => (await loading).accessToken(),
   refused: async (response, sent, retries) => {
     const challenge = readBearerChallenge(response.headers.get('www-authenticate'));
     const stepUp = response.status === 403 && challenge?.error === 'insufficient_scope';
     if (response.status !== 401 && !stepUp) return false;
     await response.body?.cancel().catch(() => undefined);
     if (retries >= MAX_AUTH_RETRIES) throw new AuthError('rejected', `HTTP ${response.status} again after ${retries} authorizations`);
-    await authorizer.refused(response.status, challenge, sent);
+    await (await loading).refused(response.status, challenge, sent);
     return true;
   },
 });
