@@ -4,7 +4,7 @@
  * graceful end, an unexpected close with a restart on other capabilities,
  * recovery running out, and a server that offers nothing the cache wants.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { NotInInterestError } from '../../src/cache/errors.ts';
 import type { ChangeCacheHandle, ChangeCacheOptions } from '../../src/cache/change-cache.ts';
@@ -31,26 +31,58 @@ const ERAS: { era: 'modern' | 'legacy'; flags: string[] }[] = [
   { era: 'legacy', flags: ['--modern-off'] },
 ];
 
-async function start(
-  flags: string[],
-  cacheOptions: Omit<ChangeCacheOptions, 'interest'> & { interest?: ChangeCacheOptions['interest'] } = {},
-  peerOptions: PeerOptions = {},
-  inspect?: (event: InspectionEvent) => void,
-) {
+/** A connected client of the official stdio server, recording what it sends and the legacy listeners it adds. */
+async function connect(flags: string[], peerOptions: PeerOptions = {}, inspect?: (event: InspectionEvent) => void) {
   const peer = officialStdio(flags, peerOptions);
   const wire = new WireRecord(peer.factory);
   const client = createClient({ transport: wire.factory, reconnect: fastReconnect, ...(inspect ? { inspect } : {}) });
-  clients.push(client);
   const listeners = vi.spyOn(client, 'subscribeNotifications');
   await client.connect();
+  return { peer, wire, client, listeners };
+}
+
+/** A change cache opened now on `connection`, with the streams it opens counted from now. */
+function openCache(
+  { peer, wire, client, listeners }: Awaited<ReturnType<typeof connect>>,
+  cacheOptions: Omit<ChangeCacheOptions, 'interest'> & { interest?: ChangeCacheOptions['interest'] } = {},
+) {
+  const since = wire.sent.length;
+  const listenersBefore = listeners.mock.calls.length;
   const cache = createTestChangeCache(client, { interest: everything, recovery: { baseDelayMs: 5, maxDelayMs: 20 }, random: () => 1, ...cacheOptions });
   caches.push(cache);
   const recorder = recordCache(cache);
+  const callsSince = (method: string) => wire.calls(method).filter((call) => call.index >= since);
   // Streams opened: modern, one subscription id each (a stream that re-listens keeps its id); legacy, one listener each.
-  const opened = () => new Set(wire.calls('subscriptions/listen').map((call) => call.id)).size + listeners.mock.calls.length;
+  const opened = () => new Set(callsSince('subscriptions/listen').map((call) => call.id)).size + listeners.mock.calls.length - listenersBefore;
   /** How many requests of `method` the client sent on connection attempt `attempt` (0: the first server, 1: the restarted one). */
   const sent = (method: string, attempt: number) => wire.calls(method).filter((call) => call.attempt === attempt).length;
   return { peer, client, cache, recorder, opened, sent };
+}
+
+/** A client and server of the test's own, closed in afterEach, with a cache opened on it. */
+async function start(
+  flags: string[],
+  cacheOptions: Parameters<typeof openCache>[1] = {},
+  peerOptions: PeerOptions = {},
+  inspect?: (event: InspectionEvent) => void,
+) {
+  const connection = await connect(flags, peerOptions, inspect);
+  clients.push(connection.client);
+  return openCache(connection, cacheOptions);
+}
+
+// The two modern tests that neither kill nor close their server share one client (a stdio server is one per client:
+// ~0.4 s of CPU a start), each with a cache of its own, closed in afterEach. It hands every inspection event to `inspected`.
+const inspected: InspectionEvent[] = [];
+let sharedModern: ReturnType<typeof connect> | undefined;
+afterAll(async () => {
+  if (sharedModern) await (await sharedModern).client.close();
+});
+
+/** A cache opened on the shared modern client (connected on first use). */
+async function startShared() {
+  sharedModern ??= connect([], {}, (event) => inspected.push(event));
+  return openCache(await sharedModern);
 }
 
 const ALL_KEYS = ['tools', 'prompts', `resource:${R1}`, `resource:${R2}`] as const;
@@ -61,7 +93,7 @@ const emit = (client: McpClient, kind: string, uri?: string) => client.callTool(
 for (const { era, flags } of ERAS) {
   describe(`change cache against the official server, ${era} era`, () => {
     it('on one notification invalidates, refetches and replaces only the affected entry, in that order', async () => {
-      const { client, cache, recorder, opened } = await start(flags);
+      const { client, cache, recorder, opened } = era === 'modern' ? await startShared() : await start(flags);
       await recorder.state('listening');
       expect(client.era).toBe(era);
       expect(opened()).toBe(1);
@@ -242,8 +274,7 @@ describe('change cache against the official server, legacy era: no graceful end 
 
 describe('change cache inspection', () => {
   it("hands the client's inspect to the cache actor", async () => {
-    const inspected: InspectionEvent[] = [];
-    const { cache, recorder } = await start([], {}, {}, (event) => inspected.push(event));
+    const { cache, recorder } = await startShared();
     await recorder.state('listening');
     expect(inspected.some((event) => event.type === '@xstate.snapshot' && event.actorRef === cache.actor)).toBe(true);
   });

@@ -6,7 +6,7 @@
  * ends the cache as `closed` with the client's reason and no refetch, and
  * `await using` closes the cache.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createChangeCache, type ChangeCacheHandle } from '../../src/cache/change-cache.ts';
 import { CacheClosedError } from '../../src/cache/errors.ts';
 import { createClient, type McpClient } from '../../src/client/client.ts';
@@ -24,12 +24,36 @@ afterEach(async () => {
 const R1 = 'test://resource/1';
 const interest = { tools: true, prompts: true, uris: [R1] };
 
-async function connected(flags: string[]) {
+async function connect(flags: string[]) {
   const wire = new WireRecord(officialStdio(flags).factory);
   const client = createClient({ transport: wire.factory });
-  clients.push(client);
   await client.connect();
   return { client, wire };
+}
+
+/** A client of the test's own, closed in afterEach (for the tests that close it themselves). */
+async function connected(flags: string[]) {
+  const connection = await connect(flags);
+  clients.push(connection.client);
+  return connection;
+}
+
+/**
+ * One connected client per era for the tests that leave it connected: a stdio server is one per client, so a client of
+ * its own costs a test a child start (~0.4 s of CPU). Each test opens its own cache on it (closed in afterEach, which
+ * ends its stream or listener) and reads the wire from its own start: the record is emptied on each call.
+ */
+function sharedConnection(flags: string[]) {
+  let shared: ReturnType<typeof connect> | undefined;
+  afterAll(async () => {
+    if (shared) await (await shared).client.close();
+  });
+  return async () => {
+    shared ??= connect(flags);
+    const connection = await shared;
+    connection.wire.sent.splice(0);
+    return connection;
+  };
 }
 
 function open(client: McpClient) {
@@ -43,8 +67,10 @@ for (const { era, flags } of [
   { era: 'legacy', flags: ['--modern-off'] },
 ]) {
   describe(`change cache start and close against the official server, ${era} era`, () => {
+    const shared = sharedConnection(flags);
+
     it('answers a read issued right after creation with the initial fetch, current and stream-backed', async () => {
-      const { client, wire } = await connected(flags);
+      const { client, wire } = await shared();
       const { cache } = open(client);
       const [tools, stale] = await Promise.all([cache.tools(), cache.prompts({ mode: 'stale' })]);
       expect(cache.state).toBe('listening');
@@ -57,7 +83,7 @@ for (const { era, flags } of [
     });
 
     it('fetches each entry exactly once at start', async () => {
-      const { client, wire } = await connected(flags);
+      const { client, wire } = await shared();
       const { cache, recorder } = open(client);
       await recorder.state('listening');
       await Promise.all(['tools', 'prompts', `resource:${R1}`].map((key) => recorder.replaced(key as 'tools', 0)));
@@ -91,7 +117,7 @@ for (const { era, flags } of [
     }
 
     it('closes with await using', async () => {
-      const { client } = await connected(flags);
+      const { client } = await shared();
       let handle: ChangeCacheHandle | undefined;
       {
         await using cache = createChangeCache(client, { interest });

@@ -6,7 +6,7 @@ import { streamActorOf } from '../../src/testing/index.ts';
  * cancellations, aborted response streams) is recorded beside the transport
  * (recording-transport.ts) and asserted where the issue names it.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
@@ -26,10 +26,9 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
 });
 
-// Tests that leave the HTTP server up share one per kind; each still connects a fresh client (and closes it in afterEach,
-// which ends its listen streams, so no stream outlives its test to hear a later test's events).
+// Tests that leave the HTTP server up share one per kind; the tests that leave their connection up too share one
+// connected client per transport (sharedConnection, below).
 const sharedServers = sharedHttpFixtures();
-afterAll(() => sharedServers.stopAll());
 
 const fastReconnect = { maxAttempts: 40, baseDelayMs: 10, maxDelayMs: 200 };
 /**
@@ -76,6 +75,58 @@ async function serve(transport: 'stdio' | 'http', { shared = false }: { shared?:
   };
 }
 
+/** A connected client the tests of a transport share, with what each test opened on it. */
+interface SharedConnection {
+  client: McpClient;
+  server: Server;
+  listens: MockInstance<McpClient['listen']>;
+  handlers: MockInstance<McpClient['onNotification']>;
+}
+
+// A stdio server is one per client, so a client of its own costs a test a child start (~0.4 s of CPU). The tests that
+// neither kill, restart nor close their connection share one modern client per transport instead; afterEach closes every
+// stream and notification handler the test opened on it, so nothing a test opened hears a later test's events.
+const sharedConnections = new Map<'stdio' | 'http', Promise<SharedConnection>>();
+
+/** The shared connection of `transport` (connected on first use), its wire record emptied for the calling test. */
+async function sharedConnection(transport: 'stdio' | 'http'): Promise<SharedConnection> {
+  let connection = sharedConnections.get(transport);
+  if (!connection) {
+    connection = (async () => {
+      const server = await serve(transport, { shared: true });
+      const client = createClient({ transport: server.factory, reconnect: fastReconnect });
+      const shared = { client, server, listens: vi.spyOn(client, 'listen'), handlers: vi.spyOn(client, 'onNotification') };
+      await client.connect();
+      return shared;
+    })();
+    sharedConnections.set(transport, connection);
+  }
+  const shared = await connection;
+  expect(shared.client.era).toBe('modern');
+  shared.server.wire.sent.splice(0);
+  shared.server.wire.aborted.splice(0);
+  return shared;
+}
+
+afterEach(async () => {
+  for (const connection of sharedConnections.values()) {
+    const { listens, handlers } = await connection;
+    const streams = listens.mock.settledResults.flatMap((result) => (result.type === 'fulfilled' ? [result.value] : []));
+    for (const stream of streams) stream.close();
+    await Promise.all(streams.map((stream) => stream.closed));
+    for (const result of handlers.mock.results) if (result.type === 'return') result.value();
+    listens.mockClear();
+    handlers.mockClear();
+  }
+});
+
+afterAll(async () => {
+  const connections = [...sharedConnections.values()];
+  sharedConnections.clear();
+  await Promise.all(connections.map(async (connection) => (await connection).client.close()));
+  await sharedServers.stopAll();
+});
+
 async function connect(server: Server, options: { reconnect?: typeof fastReconnect | false } = {}): Promise<McpClient> {
   const client = createClient({ transport: server.factory, reconnect: options.reconnect ?? fastReconnect });
   clients.push(client);
@@ -89,14 +140,14 @@ const emit = (client: McpClient, kind: string, uri?: string) => client.callTool(
 for (const transport of ['stdio', 'http'] as const) {
   describe(`listen over ${transport} against the official server`, () => {
     it('opens with the honored filter the server acknowledged', async () => {
-      const client = await connect(await serve(transport, { shared: true }));
+      const { client } = await sharedConnection(transport);
       const stream = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, () => {});
       expect(stream.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] });
       expect(stream.requestedFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] });
     });
 
     it('delivers the requested types only, and each stream only its own events', async () => {
-      const client = await connect(await serve(transport, { shared: true }));
+      const { client } = await sharedConnection(transport);
       const tools = inbox();
       const resource = inbox();
       await client.listen({ toolsListChanged: true }, tools.subscriber);
@@ -118,7 +169,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it('close() gives local, exactly once, and nothing is delivered after it', async () => {
-      const client = await connect(await serve(transport, { shared: true }));
+      const { client } = await sharedConnection(transport);
       const box = inbox();
       const stream: ListenStream = await client.listen({ toolsListChanged: true }, box.subscriber);
       stream.close();
@@ -181,7 +232,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it('a slow subscriber with a small cap ends the stream as delivery_dropped', async () => {
-      const client = await connect(await serve(transport, { shared: true }));
+      const { client } = await sharedConnection(transport);
       const iterator = await client.listen({ toolsListChanged: true }, { mailboxCap: 2 });
       await client.callTool('emit', { kind: 'tools', count: 5 });
       expect(await iterator.closed).toEqual({ type: 'delivery_dropped', cap: 2 });
@@ -194,7 +245,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it('after delivery_dropped, calling listen again resubscribes', async () => {
-      const client = await connect(await serve(transport, { shared: true }));
+      const { client } = await sharedConnection(transport);
       const dropped = await client.listen({ toolsListChanged: true }, { mailboxCap: 1 });
       await client.callTool('emit', { kind: 'tools', count: 3 });
       expect(await dropped.closed).toEqual({ type: 'delivery_dropped', cap: 1 });
@@ -209,8 +260,7 @@ for (const transport of ['stdio', 'http'] as const) {
 
 describe('close() cancels the listen on the wire as the transport allows', () => {
   it('over stdio it sends notifications/cancelled for the listen request id, and the server stops sending for it', async () => {
-    const server = await serve('stdio');
-    const client = await connect(server);
+    const { client, server } = await sharedConnection('stdio');
     const stream = await client.listen({ toolsListChanged: true }, () => {});
     expect(server.wire.calls('subscriptions/listen').map((listen) => listen.id)).toEqual([stream.id]);
     // Once the route is gone, anything the server still tags with this id falls through to here.

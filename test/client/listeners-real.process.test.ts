@@ -4,7 +4,7 @@
  * records the server-side subscription set), the SDK 1.x sessionful HTTP
  * server, and @modelcontextprotocol/server-everything over stdio.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import type { NotificationFilter } from '../../src/protocol/filter.ts';
 import { createActor, createMachine } from 'xstate';
 import { createClient, type McpClient } from '../../src/client/client.ts';
@@ -35,6 +35,49 @@ async function legacyClient(args: string[] = [], peerOptions: PeerOptions = {}, 
   return { peer, client };
 }
 
+/** The legacy client the listener tests that leave their connection up share, with the listeners each test added. */
+interface SharedLegacyClient {
+  client: McpClient;
+  subscriptions: MockInstance<McpClient['subscribeNotifications']>;
+}
+
+// A stdio server is one per client, so a client of its own costs a test a child start (~0.4 s of CPU). The tests that
+// neither kill, restart nor close their connection share one; afterEach removes every listener the test added, and each
+// test starts from a server with no subscription of this session. test://resource/3 is the one URI that fails to
+// subscribe (the rollback test's), and no other test names it.
+let sharedLegacy: Promise<SharedLegacyClient> | undefined;
+
+/** The shared legacy client (connected on first use), its session subscribed to nothing. */
+async function sharedLegacyClient(): Promise<{ client: McpClient }> {
+  sharedLegacy ??= (async () => {
+    const client = createClient({ transport: officialStdio(['--modern-off', '--fail-subscribe', 'test://resource/3']).factory, reconnect: fastReconnect });
+    const shared = { client, subscriptions: vi.spyOn(client, 'subscribeNotifications') };
+    await client.connect();
+    return shared;
+  })();
+  const { client } = await sharedLegacy;
+  expect(client.era).toBe('legacy');
+  expect(await serverSubscriptions(client)).toEqual([]);
+  return { client };
+}
+
+afterEach(async () => {
+  if (!sharedLegacy) return;
+  const { client, subscriptions } = await sharedLegacy;
+  const refs = subscriptions.mock.settledResults.flatMap((result) => (result.type === 'fulfilled' ? [result.value] : []));
+  subscriptions.mockClear();
+  // A listener its subscriber already released (iterator ended, signal aborted, actor stopped) is gone: nothing to remove.
+  await Promise.all(refs.map((ref) => client.unsubscribeNotifications(ref).catch((error: unknown) => {
+    if (!(error instanceof ListenerNotFoundError)) throw error;
+  })));
+});
+
+afterAll(async () => {
+  const shared = sharedLegacy;
+  sharedLegacy = undefined;
+  if (shared) await (await shared).client.close();
+});
+
 /** The server's own record of which URIs this session subscribed. */
 async function serverSubscriptions(client: McpClient): Promise<string[]> {
   const result = await client.callTool('subscriptions');
@@ -45,7 +88,7 @@ const emit = (client: McpClient, kind: string, uri?: string) => client.callTool(
 
 describe('legacy listeners against the official server over stdio', () => {
   it('delivers only what each filter selects, a copy to each matching listener', async () => {
-    const { client } = await legacyClient();
+    const { client } = await sharedLegacyClient();
     const tools = inbox();
     const resource = inbox();
     const both = inbox();
@@ -74,7 +117,7 @@ describe('legacy listeners against the official server over stdio', () => {
   });
 
   it('subscribes a shared URI once and unsubscribes it only with its last listener', async () => {
-    const { client } = await legacyClient();
+    const { client } = await sharedLegacyClient();
     const first = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, () => {});
     const second = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1', 'test://resource/2'] }, () => {});
     expect(await serverSubscriptions(client)).toEqual(['test://resource/1', 'test://resource/2']);
@@ -86,7 +129,7 @@ describe('legacy listeners against the official server over stdio', () => {
   });
 
   it('rolls back a failed registration without touching another listener’s URI', async () => {
-    const { client } = await legacyClient(['--fail-subscribe', 'test://resource/3']);
+    const { client } = await sharedLegacyClient();
     await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] }, () => {});
     const failure = await client
       .subscribeNotifications({ resourceSubscriptions: ['test://resource/1', 'test://resource/2', 'test://resource/3'] }, () => {})
@@ -97,7 +140,7 @@ describe('legacy listeners against the official server over stdio', () => {
   });
 
   it('rejects bad filters with typed errors and sends nothing', async () => {
-    const { client } = await legacyClient();
+    const { client } = await sharedLegacyClient();
     for (const filter of [{}, { taskIds: ['t'] }, { bogus: true }, { toolsListChanged: 'yes' }, { resourceSubscriptions: ['not a uri'] }]) {
       // Typed as a filter read from JSON would be: only the run-time check stands between it and the wire.
       await expect(client.subscribeNotifications(filter as unknown as NotificationFilter, () => {})).rejects.toBeInstanceOf(FilterError);
@@ -106,7 +149,7 @@ describe('legacy listeners against the official server over stdio', () => {
   });
 
   it('releases the URIs of a subscriber that goes away: iterator ended, signal aborted, actor stopped', async () => {
-    const { client } = await legacyClient();
+    const { client } = await sharedLegacyClient();
     const iterable = await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/1'] });
     const controller = new AbortController();
     await client.subscribeNotifications({ resourceSubscriptions: ['test://resource/2'] }, () => {}, { signal: controller.signal });
