@@ -39,11 +39,20 @@ interface Specifier {
 const isCreateRequireCall = (node: ts.Node): boolean =>
   ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'createRequire';
 
+/** What specifiersOf found per file: the entry points' import graphs overlap, and dist/ does not change during the run. */
+const specifiersByFile = new Map<string, Specifier[]>();
+
 /**
  * The module specifiers a file names: import/export declarations, `import("…")` types and calls, and what it
  * requires through `createRequire` (a module loaded on first use, synchronously: still a static need).
  */
 function specifiersOf(file: string): Specifier[] {
+  let found = specifiersByFile.get(file);
+  if (found === undefined) specifiersByFile.set(file, (found = parseSpecifiers(file)));
+  return found;
+}
+
+function parseSpecifiers(file: string): Specifier[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false);
   const found: Specifier[] = [];
   const requireNames = new Set<string>();

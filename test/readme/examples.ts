@@ -4,10 +4,12 @@
  * `mcp-actors`, `mcp-actors/server`, `mcp-actors/redis` and `mcp-actors/testing` (mapped to src/), and the few names
  * the README takes as given across examples (`client`, `server`, `signal`,
  * `transport`) are ambient, so an example may use them or declare its own.
+ * The examples are virtual files of a program that may hold other files too
+ * (test/types/type-tests.test.ts checks them in the type tests' program).
  */
 import { join } from 'node:path';
 import ts from 'typescript';
-import { projectCompilerOptions, projectProgram } from '../setup/ts-program.ts';
+import { fileDiagnostics, projectCompilerOptions } from '../setup/ts-program.ts';
 
 /** The names an example may use without declaring them, as earlier examples made them. */
 const GIVEN = `
@@ -32,29 +34,51 @@ export function typescriptBlocks(markdown: string): { line: number; code: string
   return blocks;
 }
 
-/** Every type error of the examples, as `README.md:LINE: message`; empty when all check. */
-export function exampleTypeErrors(markdown: string, repoRoot: string): string[] {
-  const options: ts.CompilerOptions = {
-    ...projectCompilerOptions(repoRoot),
-    noUnusedLocals: false,
-    baseUrl: repoRoot,
-    paths: { 'mcp-actors': ['src/index.ts'], 'mcp-actors/server': ['src/server/index.ts'], 'mcp-actors/redis': ['src/redis/index.ts'], 'mcp-actors/testing': ['src/testing/index.ts'] },
-  };
-  // Virtual files beside the real tests, so that package.json ("type": "module") makes them ES modules.
-  const dir = join(repoRoot, 'test', 'readme');
+/** One README's examples as virtual files (path to text), each with the README line its block starts on. */
+export interface ReadmeExamples {
+  files: ReadonlyMap<string, { text: string; line: number }>;
+}
+
+// Virtual files beside the real tests, so that package.json ("type": "module") makes them ES modules.
+const examplesDir = (repoRoot: string) => join(repoRoot, 'test', 'readme');
+
+/** The file that declares what every example may take as given; a program of examples needs it once. */
+export function givenNames(repoRoot: string): [path: string, text: string] {
+  return [join(examplesDir(repoRoot), 'given.d.ts'), GIVEN];
+}
+
+/** The ```ts blocks of `markdown` as modules named `<prefix>-<n>.ts`: one prefix per README in a program. */
+export function readmeExamples(markdown: string, repoRoot: string, prefix: string): ReadmeExamples {
   const files = new Map<string, { text: string; line: number }>();
-  files.set(join(dir, 'given.d.ts'), { text: GIVEN, line: 0 });
   for (const [n, block] of typescriptBlocks(markdown).entries()) {
-    files.set(join(dir, `example-${n}.ts`), { text: `${block.code}\nexport {};\n`, line: block.line });
+    files.set(join(examplesDir(repoRoot), `${prefix}-${n}.ts`), { text: `${block.code}\nexport {};\n`, line: block.line });
   }
-  // Disk files come parsed from the cache the API reference and type tests share (test/setup/ts-program.ts).
-  const virtualFiles = new Map([...files].map(([name, file]) => [name, file.text]));
-  const program = projectProgram({ rootNames: [], options, virtualFiles });
+  return { files };
+}
+
+/**
+ * The repository's compiler options with the package's specifiers mapped to src/ (relative to the repository
+ * root, where tsconfig.json is). Files that import by relative path, as the type tests do, resolve as before.
+ */
+export function examplesCompilerOptions(repoRoot: string): ts.CompilerOptions {
+  return {
+    ...projectCompilerOptions(repoRoot),
+    paths: { 'mcp-actors': ['./src/index.ts'], 'mcp-actors/server': ['./src/server/index.ts'], 'mcp-actors/redis': ['./src/redis/index.ts'], 'mcp-actors/testing': ['./src/testing/index.ts'] },
+  };
+}
+
+/**
+ * Every type error of the examples in `program`, as `README.md:LINE: message`; empty when all check. An example
+ * may declare what it does not use: the project's noUnusedLocals findings (the diagnostics TypeScript marks as
+ * reporting something unnecessary) are not errors of an example. No README example carries a `@ts-expect-error`
+ * or `@ts-ignore`, the one place where reporting them or not could differ.
+ */
+export function exampleTypeErrors(program: ts.Program, examples: ReadmeExamples): string[] {
   const errors: string[] = [];
-  for (const [name, file] of files) {
-    const source = program.getSourceFile(name)!;
-    for (const diagnostic of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
-      const at = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line;
+  for (const [name, file] of examples.files) {
+    for (const diagnostic of fileDiagnostics(program, name)) {
+      if (diagnostic.reportsUnnecessary) continue;
+      const at = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line : 0;
       errors.push(`README.md:${file.line + at}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`);
     }
   }

@@ -48,3 +48,21 @@ export function projectProgram(spec: ProgramSpec): ts.Program {
   host.fileExists = (name) => virtual.has(name) || fileExists(name);
   return ts.createProgram([...spec.rootNames, ...virtual.keys()], options, host);
 }
+
+/**
+ * The syntactic and semantic diagnostics of one file of `program`: what type-checking that file finds, including
+ * errors that types it uses from other files carry into it, without checking those other files themselves (the
+ * dist build and `npx tsc --noEmit` check src/).
+ */
+export function fileDiagnostics(program: ts.Program, fileName: string): ts.Diagnostic[] {
+  const source = program.getSourceFile(fileName);
+  if (source === undefined) throw new Error(`${fileName} is not a file of the program`);
+  return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
+}
+
+/** A diagnostic as `file:line: message`, the line 1-based (0 when it has no place in a file). */
+export function diagnosticLine(diagnostic: ts.Diagnostic): string {
+  const { file, start } = diagnostic;
+  const line = file && start !== undefined ? file.getLineAndCharacterOfPosition(start).line + 1 : 0;
+  return `${file?.fileName ?? '?'}:${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
+}
