@@ -13,21 +13,22 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listenerMachine } from '../../machines/listener.machine.ts';
 import { subscriptionMachine } from '../../machines/subscription.machine.ts';
 import { outlineOf, type StateOutline } from '../../src/inspector/machine-outline.ts';
-import { launchChromium } from '../fixtures/chromium.ts';
+import { sharedChromium, type SharedChromium } from '../fixtures/chromium.ts';
 import { ROOT, killAllCliRuns, watchInspected } from './cli-process.ts';
 
 const WAIT_MS = 15_000;
 
-// One browser for the file (a launch costs seconds of CPU); each test gets a page of its own, closed after it.
-let browser: Browser | undefined;
+// A context of the run's one chromium for the file (a launch costs seconds of CPU); each test gets a page of its own,
+// closed after it.
+let browser: SharedChromium | undefined;
 const pages: Page[] = [];
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -40,7 +41,7 @@ afterEach(async () => {
 
 /** A fresh page of the file's browser, closed after the test. */
 async function newPage(): Promise<Page> {
-  const page = await browser!.newPage();
+  const page = await browser!.context.newPage();
   pages.push(page);
   return page;
 }
