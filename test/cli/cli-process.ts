@@ -142,9 +142,13 @@ export const alive = (pid: number): boolean => {
   }
 };
 
-export async function killAllCliRuns(): Promise<void> {
-  const all = [...runs];
-  runs.clear();
+/** Kills every CLI run (and the servers it started) that is still going. */
+export const killAllCliRuns = (): Promise<void> => killCliRunsExcept(new Set());
+
+/** Kills every CLI run but `kept` (a watcher that several tests of a file share, ended after the last of them). */
+export async function killCliRunsExcept(kept: ReadonlySet<CliRun | undefined>): Promise<void> {
+  const all = [...runs].filter((run) => !kept.has(run));
+  for (const run of all) runs.delete(run);
   await Promise.all(
     all.map(async (run) => {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');

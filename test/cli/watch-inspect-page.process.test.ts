@@ -13,34 +13,42 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listenerMachine } from '../../machines/listener.machine.ts';
 import { subscriptionMachine } from '../../machines/subscription.machine.ts';
 import { outlineOf, type StateOutline } from '../../src/inspector/machine-outline.ts';
-import { launchChromium } from '../fixtures/chromium.ts';
-import { ROOT, killAllCliRuns, watchInspected } from './cli-process.ts';
+import { sharedChromium, type SharedChromium } from '../fixtures/chromium.ts';
+import { ROOT, killAllCliRuns, killCliRunsExcept, watchInspected, type CliRun } from './cli-process.ts';
 
 const WAIT_MS = 15_000;
 
-// One browser for the file (a launch costs seconds of CPU); each test gets a page of its own, closed after it.
-let browser: Browser | undefined;
+// A context of the run's one chromium for the file (a launch costs seconds of CPU); each test gets a page of its own,
+// closed after it.
+let browser: SharedChromium | undefined;
 const pages: Page[] = [];
+// One modern watcher for two tests (a run is a CLI and a demo process): the Stately bridge test only reads its relay,
+// then the modern page test opens the page on the present the feed replays, kills the demo and ends the watcher.
+let modern: Awaited<ReturnType<typeof watchInspected>> | undefined;
 beforeAll(async () => {
-  browser = await launchChromium();
+  [browser, modern] = await Promise.all([sharedChromium(), watchInspected('modern')]);
 });
 afterAll(async () => {
-  await browser?.close();
-  browser = undefined;
+  try {
+    await browser?.close();
+    browser = undefined;
+  } finally {
+    await killAllCliRuns();
+  }
 });
 afterEach(async () => {
   await Promise.all(pages.splice(0).map((page) => page.close()));
-  await killAllCliRuns();
+  await killCliRunsExcept(new Set<CliRun | undefined>([modern?.run]));
 });
 
 /** A fresh page of the file's browser, closed after the test. */
 async function newPage(): Promise<Page> {
-  const page = await browser!.newPage();
+  const page = await browser!.context.newPage();
   pages.push(page);
   return page;
 }
@@ -135,9 +143,36 @@ const ERAS = [
   { era: 'legacy', machine: listenerMachine, active: 'active' },
 ] as const;
 
+describe('watch --inspect: the Stately bridge page', () => {
+  it("opens the relay's WebSocket under its own CSP and receives the live actors", async () => {
+    const { run, url, statelySocket } = modern!;
+    const page = await newPage();
+    const devtools = await page.createCDPSession();
+    await devtools.send('Network.enable');
+    const sockets: string[] = [];
+    const registered = new Promise<string>((resolve) =>
+      devtools.on('Network.webSocketFrameReceived', ({ response }) => {
+        const message = JSON.parse(response.payloadData) as { type: string; name: string };
+        if (message.type === '@xstate.actor' && message.name === 'connection') resolve(response.payloadData);
+      }),
+    );
+    devtools.on('Network.webSocketCreated', ({ url: socketUrl }) => sockets.push(socketUrl));
+
+    // Not 'load': that waits on the stately.ai frame, which has no network here.
+    await page.goto(`${url}stately`, { waitUntil: 'domcontentloaded' });
+    expect(await page.$eval('iframe', (frame) => frame.getAttribute('src'))).toBe('https://stately.ai/inspect');
+    // A socket the CSP's connect-src refused would never be created, and nothing would arrive.
+    const registration = JSON.parse(await registered) as { snapshot: { context: unknown } };
+    expect(registration.snapshot.context).toEqual({ withheld: 'context' });
+    expect(sockets).toEqual([statelySocket]);
+    // The watcher goes on for the modern page test, which ends it.
+    expect(run.child.exitCode).toBeNull();
+  });
+});
+
 describe('watch --inspect: the local page in chromium', () => {
   it.each(ERAS)('$era: the connection goes ready → reconnecting → ready on the page and each $machine.id stream shows its states', async ({ era, machine, active }) => {
-    const { run, url } = await watchInspected(era);
+    const { run, url } = era === 'modern' ? modern! : await watchInspected(era);
     const { page, cardsOf, waitFor, waitForCards } = await openPage(url);
     const activeKey = active.split('.').pop()!;
 
@@ -169,34 +204,6 @@ describe('watch --inspect: the local page in chromium', () => {
     expect(connection!.current).toEqual([expect.stringMatching(/^online\.ready\.(modern|legacy)$/)]);
     mkdirSync(join(ROOT, '.tmp'), { recursive: true });
     await page.screenshot({ path: join(ROOT, '.tmp', `inspector-${era}.png`), fullPage: true });
-
-    run.child.kill('SIGINT');
-    expect((await run.exited).code).toBe(0);
-  });
-});
-
-describe('watch --inspect: the Stately bridge page', () => {
-  it("opens the relay's WebSocket under its own CSP and receives the live actors", async () => {
-    const { run, url, statelySocket } = await watchInspected('modern');
-    const page = await newPage();
-    const devtools = await page.createCDPSession();
-    await devtools.send('Network.enable');
-    const sockets: string[] = [];
-    const registered = new Promise<string>((resolve) =>
-      devtools.on('Network.webSocketFrameReceived', ({ response }) => {
-        const message = JSON.parse(response.payloadData) as { type: string; name: string };
-        if (message.type === '@xstate.actor' && message.name === 'connection') resolve(response.payloadData);
-      }),
-    );
-    devtools.on('Network.webSocketCreated', ({ url: socketUrl }) => sockets.push(socketUrl));
-
-    // Not 'load': that waits on the stately.ai frame, which has no network here.
-    await page.goto(`${url}stately`, { waitUntil: 'domcontentloaded' });
-    expect(await page.$eval('iframe', (frame) => frame.getAttribute('src'))).toBe('https://stately.ai/inspect');
-    // A socket the CSP's connect-src refused would never be created, and nothing would arrive.
-    const registration = JSON.parse(await registered) as { snapshot: { context: unknown } };
-    expect(registration.snapshot.context).toEqual({ withheld: 'context' });
-    expect(sockets).toEqual([statelySocket]);
 
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);

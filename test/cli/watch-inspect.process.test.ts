@@ -9,16 +9,26 @@
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { createParser } from 'eventsource-parser';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedMessage } from '../../src/inspector/inspection-feed.ts';
-import { fastDemoEnv, killAllCliRuns, watchCli, watchInspected } from './cli-process.ts';
+import { fastDemoEnv, killAllCliRuns, killCliRunsExcept, watchCli, watchInspected, type CliRun } from './cli-process.ts';
 import { ReceivedMessages } from './received-messages.ts';
+
+type Inspected = Awaited<ReturnType<typeof watchInspected>>;
+
+// One modern watcher for two tests (a run is a CLI and a demo process): the host-name test only asks its page server,
+// then the modern feed test reads the feed from the present it replays, kills the demo and ends the watcher (SIGINT).
+let modern: Inspected | undefined;
+beforeAll(async () => {
+  modern = await watchInspected('modern');
+});
+afterAll(killAllCliRuns);
 
 const servers: Server[] = [];
 const feeds: AbortController[] = [];
 afterEach(async () => {
   for (const feed of feeds.splice(0)) feed.abort();
-  await killAllCliRuns();
+  await killCliRunsExcept(new Set<CliRun | undefined>([modern?.run]));
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
@@ -63,8 +73,24 @@ const ERAS = [
 ] as const;
 
 describe('watch --inspect', () => {
+  it('answers only its own host names (no DNS rebinding) and only GET', async () => {
+    const url = new URL(modern!.url);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>mcp-actors inspector</title>');
+    // fetch cannot set Host; node:http can, as a browser does for a rebound name.
+    const rebound = await new Promise<number>((resolve, reject) =>
+      request(url, { headers: { host: `attacker.example:${url.port}` } }, (response) => resolve(response.resume().statusCode!)).on('error', reject).end(),
+    );
+    expect(rebound).toBe(421);
+    expect((await fetch(url, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(new URL('/nothing', url))).status).toBe(404);
+    // The watcher goes on for the modern feed test, which ends it.
+    expect(modern!.run.child.exitCode).toBeNull();
+  });
+
   it.each(ERAS)('$era: the feed carries the connection, cache, URI worker and $stream actors, their statecharts and their transitions', async ({ era, stream, active }) => {
-    const { run, url, feed: feedUrl } = await watchInspected(era);
+    const { run, url, feed: feedUrl } = era === 'modern' ? modern! : await watchInspected(era);
     expect(feedUrl).toBe(`${url}feed`);
     const feed = await receive(feedUrl);
 
@@ -82,23 +108,6 @@ describe('watch --inspect', () => {
     await feed.until((messages) => statesOf(messages, stream).includes('paused'), `a paused ${stream}`);
     expect(feed.seen.some((message) => message.type === 'event' && message.event === 'transport.failed')).toBe(true);
 
-    run.child.kill('SIGINT');
-    expect((await run.exited).code).toBe(0);
-  });
-
-  it('answers only its own host names (no DNS rebinding) and only GET', async () => {
-    const { run, url: address } = await watchInspected('auto');
-    const url = new URL(address);
-    const page = await fetch(url);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<title>mcp-actors inspector</title>');
-    // fetch cannot set Host; node:http can, as a browser does for a rebound name.
-    const rebound = await new Promise<number>((resolve, reject) =>
-      request(url, { headers: { host: `attacker.example:${url.port}` } }, (response) => resolve(response.resume().statusCode!)).on('error', reject).end(),
-    );
-    expect(rebound).toBe(421);
-    expect((await fetch(url, { method: 'POST' })).status).toBe(405);
-    expect((await fetch(new URL('/nothing', url))).status).toBe(404);
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);
   });

@@ -5,10 +5,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../cli/cli-process.ts';
-import { launchChromium } from '../fixtures/chromium.ts';
+import { sharedChromium, type SharedChromium } from '../fixtures/chromium.ts';
 
 const MERMAID = join(ROOT, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js');
 const DIAGRAMS = join(ROOT, 'diagrams');
@@ -32,11 +32,12 @@ const diagrams = readdirSync(DIAGRAMS)
   .filter((file) => file.endsWith('.md') && file !== 'README.md')
   .map((file) => ({ name: file.slice(0, -3), text: /```mermaid\n([\s\S]*?)```/.exec(readFileSync(join(DIAGRAMS, file), 'utf8'))![1]! }));
 
-let browser: Browser | undefined;
+// A context of the run's one chromium (a launch costs seconds of CPU), closed after the file.
+let browser: SharedChromium | undefined;
 let page: Page;
 beforeAll(async () => {
-  browser = await launchChromium();
-  page = await browser.newPage();
+  browser = await sharedChromium();
+  page = await browser.context.newPage();
   await page.setContent('<!doctype html><html><body><div id="out"></div></body></html>');
   await page.addScriptTag({ path: MERMAID });
   await page.evaluate(() => window.mermaid.initialize({ startOnLoad: false }));
