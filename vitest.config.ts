@@ -45,10 +45,10 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [PROCESS_TESTS], maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
-      // Then the process files, three at a time. Their files wait a good part of their time (start delays, backoffs,
-      // child processes starting), so a third worker keeps the two cores busier: 87-90 s against 95-104 s for the
-      // whole quiet run, measured. Four was no faster (83-87 s) and, with two copies of the suite and a CPU hog beside
-      // it (npm run test:loaded), is where tests hit their 20 s timeouts before. Vitest runs the projects as ordered
+      // Then the process files, three at a time. They wait a good part of their time (start delays, backoffs, child
+      // processes starting), so a third worker keeps the two cores busier: a quiet run took 86-94 s against 95-104 s
+      // with two. Four gained only a few seconds more (83-87 s), and four is where tests hit their 20 s timeouts with
+      // two copies of the suite and a CPU hog beside it (npm run test:loaded). Vitest runs the projects as ordered
       // groups.
       { extends: true, test: { name: 'process', include: [PROCESS_TESTS], maxWorkers: 3, sequence: { groupOrder: 1 } } },
     ],
