@@ -1,11 +1,11 @@
 /**
- * Global setup for every project: bundles the fixture entries (see
+ * The run's global setup: bundles the fixture entries (see
  * fixture-bundle.ts) and marks the run (see process-leaks.ts). Its teardown
  * fails the run when a process a test started is still alive: tests must
  * end their children and wait for them to exit. A process found is killed
  * and named, so one leak cannot outlive the run that reported it.
- * The root project's setup also serves the run's one chromium
- * (shared-chromium.ts), closed by its teardown before the leak check.
+ * It also serves the run's one chromium (shared-chromium.ts), closed by its
+ * teardown before the leak check.
  */
 import { randomUUID } from 'node:crypto';
 import { bundleFixtures, removeFixtureBundles } from './fixture-bundle.ts';
@@ -16,18 +16,21 @@ import { serveChromiumBroker } from './shared-chromium.ts';
 /** Vitest's own workers carry the marker too; teardown runs after they stopped, and these are left out anyway. */
 const isVitestWorker = (commandLine: string) => /node_modules\/vitest\/dist\/workers\//.test(commandLine);
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  // Vitest runs a global setup once per project (unit, process) and once more for the root project, last; the
+  // projects share one run: one marker, one set of bundles (each bundling is ~1.8 s of CPU), one browser, one check.
+  if (!project.isRootProject()) return undefined;
   // Every process the run starts talks loopback only, and Node reads this CA bundle at every start (~40 ms CPU each
   // on the 2-core CI machine, where a proxy's CA is set for the npm registry), hundreds of starts per run.
   delete process.env['NODE_EXTRA_CA_CERTS'];
   const runId = randomUUID();
   process.env[RUN_MARKER] = runId;
   await bundleFixtures(runId);
-  // Vitest runs this once per project; the root project's provided values reach every project's tests, so one browser.
-  const chromium = project.isRootProject() ? await serveChromiumBroker() : undefined;
-  if (chromium) project.provide('chromiumBroker', chromium.url);
+  // The root project's provided values reach every project's tests.
+  const chromium = await serveChromiumBroker();
+  project.provide('chromiumBroker', chromium.url);
   return async () => {
-    await chromium?.close();
+    await chromium.close();
     removeFixtureBundles(runId);
     const leaked = markedProcesses(runId, new Set([process.pid])).filter((found) => !isVitestWorker(found.commandLine));
     if (leaked.length === 0) return;
