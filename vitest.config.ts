@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import LongFilesFirst from './test/setup/long-files-first.ts';
+import WaitsBesideWork from './test/setup/waits-beside-work.ts';
 
 /**
  * Two projects, both run by `npm test`:
@@ -24,6 +24,13 @@ import LongFilesFirst from './test/setup/long-files-first.ts';
  */
 const PROCESS_TESTS = 'test/**/*.process.test.ts';
 
+/**
+ * The two projects run as one group (vitest wants one `maxWorkers` for a group) of three workers on the two cores:
+ * two run the files that work, unit files first, and the third the few process files that spend most of their time
+ * waiting, so that their waits overlap the work instead of leaving a core idle (waits-beside-work.ts).
+ */
+const WORKERS = 3;
+
 export default defineConfig({
   test: {
     // The CLI tests run the compiled bin and demo (dist/), as users do; fixture
@@ -37,20 +44,15 @@ export default defineConfig({
     // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each
     // file's content): a second run skips vite's transforms, ~12 s of the unit project's 62 s CPU when measured.
     experimental: { fsModuleCache: true },
-    // The longest files first, so that none of them is the tail of the run (long-files-first.ts).
-    sequence: { sequencer: LongFilesFirst },
+    // One worker runs the files that mostly wait (start delays, outages), one after another, beside the two that
+    // run the files that work, from the start of the run (waits-beside-work.ts).
+    sequence: { sequencer: WaitsBesideWork },
     projects: [
-      // CPU-bound: one worker per core of the two, first.
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [PROCESS_TESTS], maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [PROCESS_TESTS], maxWorkers: WORKERS, sequence: { groupOrder: 0 } },
       },
-      // Then the process files, three at a time. They wait a good part of their time (start delays, backoffs, child
-      // processes starting), so a third worker keeps the two cores busier: a quiet run took 86-94 s against 95-104 s
-      // with two. Four gained only a few seconds more (83-87 s), and four is where tests hit their 20 s timeouts with
-      // two copies of the suite and a CPU hog beside it (npm run test:loaded). Vitest runs the projects as ordered
-      // groups.
-      { extends: true, test: { name: 'process', include: [PROCESS_TESTS], maxWorkers: 3, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'process', include: [PROCESS_TESTS], maxWorkers: WORKERS, sequence: { groupOrder: 0 } } },
     ],
   },
 });
