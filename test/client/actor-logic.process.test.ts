@@ -10,9 +10,11 @@ import { changeCacheLogic, listenerLogic, listenLogic, type SubscriptionEvent } 
 import type { McpClient } from '../../src/client/client.ts';
 import type { CacheEvent } from '../../src/cache/types.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
-import { officialRecorded } from './official-recorded.ts';
+import { officialRecorded, sharedOfficialRecorded } from './official-recorded.ts';
 
 const connected = officialRecorded();
+// The modern tests stop what they started (the host and its child) and leave the connection up: one client serves them.
+const sharedModern = sharedOfficialRecorded();
 
 /** A host that watches one subscription while in `watching`, counting what its child sends. */
 function subscriptionHost(logic: typeof listenLogic | typeof listenerLogic) {
@@ -51,7 +53,7 @@ function subscriptionHost(logic: typeof listenLogic | typeof listenerLogic) {
 
 describe('actor logic a host machine invokes', () => {
   it('a modern listen stream is the host child: acknowledged, notifications as events from it, stopping it cancels the listen', async () => {
-    const { client, wire } = await connected('modern');
+    const { client, wire } = await sharedModern('modern');
     const inspection: InspectionEvent[] = [];
     const host = createActor(subscriptionHost(listenLogic), { input: { client, filter: { toolsListChanged: true } }, inspect: (event) => void inspection.push(event) });
     host.start();
@@ -91,7 +93,7 @@ describe('actor logic a host machine invokes', () => {
   });
 
   it('a filter that does not validate fails the child: the host takes onError with the FilterError', async () => {
-    const { client } = await connected('modern');
+    const { client } = await sharedModern('modern');
     const host = createActor(subscriptionHost(listenLogic), { input: { client, filter: { toolsListChange: true } } });
     host.start();
     const failed = await waitFor(host, (snapshot) => snapshot.value === 'failed');
@@ -100,7 +102,7 @@ describe('actor logic a host machine invokes', () => {
   });
 
   it('the change cache as a child keeps the host tool list: the first fetch, then a refetch after a change', async () => {
-    const { client } = await connected('modern');
+    const { client } = await sharedModern('modern');
     const replaced: unknown[][] = [];
     const keeper = setup({
       types: { context: {} as { tools: unknown[] }, events: {} as CacheEvent },

@@ -64,8 +64,8 @@ describe('client over stdio against the official server', () => {
   });
 
   it("'legacy' sends initialize only, even to a dual-era server", async () => {
-    const client = track(createClient({ transport: officialStdio().factory, era: 'legacy' }));
-    await client.connect();
+    // The era tests' shared legacy client is such a client: era 'legacy' against a default (dual-era) server.
+    const client = await connectedClient('legacy');
     expect(client.era).toBe('legacy');
     expect(client.state).toBe('online.ready.legacy');
   });

@@ -6,10 +6,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createClient, ListenerNotFoundError, RequestAbortedError, type ClosedReason, type ListenerRef, type McpClient } from '../../src/index.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
-import { officialRecorded } from './official-recorded.ts';
+import { officialRecorded, sharedOfficialRecorded } from './official-recorded.ts';
 import type { WireRecord } from './recording-transport.ts';
 
 const connected = officialRecorded();
+// The two modern stream tests close what they open and leave the connection up: one client serves both.
+const sharedModern = sharedOfficialRecorded();
 
 const cancelled = (wire: WireRecord, id: unknown) => wire.calls('notifications/cancelled').some((call) => call.params.requestId === id);
 
@@ -26,7 +28,7 @@ describe('disposal and cancellation', () => {
   });
 
   it('await using: a listen stream closes as local, cancelled on the wire, before the block is left', async () => {
-    const { client, wire } = await connected('modern');
+    const { client, wire } = await sharedModern('modern');
     let id: unknown;
     let reason: ClosedReason | undefined;
     {
@@ -50,7 +52,7 @@ describe('disposal and cancellation', () => {
   });
 
   it('signal: aborting an open stream closes it as local; an aborted signal refuses to open; aborting while opening rejects', async () => {
-    const { client, wire } = await connected('modern');
+    const { client, wire } = await sharedModern('modern');
     const controller = new AbortController();
     const stream = await client.listen({ toolsListChanged: true }, () => undefined, { signal: controller.signal });
     controller.abort();

@@ -6,9 +6,10 @@
  * server sent.
  */
 import { describe, expect, it } from 'vitest';
-import { officialRecorded } from './official-recorded.ts';
+import { sharedOfficialRecorded } from './official-recorded.ts';
 
-const connect = officialRecorded();
+// Both tests of an era only read and call: they share one client (one server child) per era.
+const connect = sharedOfficialRecorded();
 
 describe.each(['modern', 'legacy'] as const)('typed results from the official server (%s era)', (era) => {
   it('lists tools, prompts and resources with their fields', async () => {
@@ -33,7 +34,7 @@ describe.each(['modern', 'legacy'] as const)('typed results from the official se
   });
 
   it('calls a tool, gets a prompt and reads a resource, typed', async () => {
-    const { client } = await connect(era);
+    const { client } = await connect(era, ['--name', 'typed']);
     const called = await client.callTool('echo', { text: 'typed hello' });
     expect(called.isError ?? false).toBe(false);
     const [block] = called.content;

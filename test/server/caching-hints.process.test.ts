@@ -42,7 +42,7 @@ describe('caching hints on the wire over stdio', () => {
     initialized = await shared.response(1);
     shared.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   });
-  afterAll(() => shared.kill());
+  afterAll(() => shared.stop());
 
   async function modern(method: string, params: Record<string, unknown> = {}): Promise<Message> {
     const id = nextId++;

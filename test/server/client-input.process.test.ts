@@ -119,7 +119,23 @@ afterEach(async () => {
   await Promise.all(clients.map((client) => client.close().catch(() => {})));
 });
 
-afterAll(() => server.close());
+// The two legacy stdio tests of a client declaring elicitation alone share its connection (a stdio server is one per
+// client): kept out of `open`, so afterEach leaves it up, and each test starts with an empty record of what was asked.
+let sharedLegacy: Promise<Peer> | undefined;
+async function sharedLegacyStdio(): Promise<Peer> {
+  sharedLegacy ??= overStdio('legacy', ['elicitation']).then((peer) => (open.delete(peer.client), peer));
+  const peer = await sharedLegacy;
+  peer.asked.length = 0;
+  return peer;
+}
+
+afterAll(async () => {
+  const legacy = sharedLegacy;
+  sharedLegacy = undefined;
+  // A connect that failed left its client in `open`, closed by afterEach.
+  await legacy?.then(({ client }) => client.close(), () => undefined);
+  await server.close();
+});
 
 describe('modern era: input-required results, fulfilled by the official client', () => {
   it('answers an elicitation through an input-required round trip over HTTP', async () => {
@@ -215,7 +231,7 @@ describe('modern era: a handler that returns its requests for input, and keeps i
 
 describe('legacy era: requests to the client over the session', () => {
   it('sends elicitation/create over stdio and answers with what the client returned', async () => {
-    const { client, asked } = await overStdio('legacy', ['elicitation']);
+    const { client, asked } = await sharedLegacyStdio();
     const result = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
     expect(textOf(result)).toBe('Hello, name-answer!');
     expect(asked).toHaveLength(1);
@@ -246,7 +262,7 @@ describe('legacy era: requests to the client over the session', () => {
   });
 
   it('runs the return-style handler over stdio, and an awaiting one in a single attempt', async () => {
-    const peer = await overStdio('legacy', ['elicitation']);
+    const peer = await sharedLegacyStdio();
     await expectBooking(peer);
     expect(textOf(await peer.client.callTool({ name: 'greet_keeping', arguments: {} }))).toBe('name-answer likes color-answer (attempt 1)');
   });

@@ -4,6 +4,7 @@
  * own-server fixture, writes raw lines and waits for matching messages.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
 import { STDIO_FIXTURE } from './official-peers.ts';
@@ -41,15 +42,30 @@ export class RawStdioPeer {
     this.send({ jsonrpc: '2.0', id, method, params: { _meta: modernMeta(), ...params } });
   }
 
-  /** Resolves with the first received message (past or future) matching. */
-  next(match: (message: Message) => boolean): Promise<Message> {
-    const seen = this.received.find(match);
+  /** Resolves with the first message received (past or future) matching; past ones from index `from` of `received` on. */
+  next(match: (message: Message) => boolean, from = 0): Promise<Message> {
+    const seen = this.received.slice(from).find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve) => this.waiters.push({ match, resolve }));
   }
 
-  response(id: unknown): Promise<Message> {
-    return this.next((message) => message.id === id && ('result' in message || 'error' in message));
+  response(id: unknown, from = 0): Promise<Message> {
+    return this.next((message) => message.id === id && ('result' in message || 'error' in message), from);
+  }
+
+  /**
+   * This connection as seen from now: what it waits for is matched only
+   * among messages received from here on, so a test on a connection an
+   * earlier test used never takes that test's answers for its own.
+   */
+  fromNow(): Pick<RawStdioPeer, 'send' | 'request' | 'next' | 'response'> {
+    const from = this.received.length;
+    return {
+      send: (message) => this.send(message),
+      request: (id, method, params) => this.request(id, method, params),
+      next: (match) => this.next(match, from),
+      response: (id) => this.response(id, from),
+    };
   }
 
   /** Stops reading stdout, so the pipe fills and the server's writes back up. */
@@ -63,6 +79,14 @@ export class RawStdioPeer {
 
   kill(): void {
     this.child.kill('SIGKILL');
+  }
+
+  /** Kills the server and resolves once it exited. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.kill();
+    await exited;
   }
 
   private onChunk(chunk: string): void {

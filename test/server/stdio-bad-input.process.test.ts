@@ -2,7 +2,7 @@
  * Hostile and malformed input over stdio, from a scripted peer: every case
  * gets a clear JSON-RPC error and the connection keeps answering.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/jsonrpc.ts';
 import { DEFAULT_LIMITS } from '../../src/server/limits.ts';
 import { modernMeta, RawStdioPeer, type Message } from './raw-stdio-peer.ts';
@@ -11,6 +11,17 @@ let peer: RawStdioPeer | undefined;
 afterEach(() => peer?.kill());
 
 const start = (args: string[] = []) => (peer = new RawStdioPeer(args));
+
+// A stdio connection is a server process: a connection of its own costs a test a start. Four tests share one: each
+// sends requests that stand alone (no initialize, no counter or limit read) and waits only for what arrives after it
+// began (fromNow); the two listen streams they leave open are two of the connection's 64. The tests about a fresh
+// connection (before any era, before initialize), a legacy session, the stream limit or a counter keep their own.
+let shared: RawStdioPeer | undefined;
+const startShared = () => (shared ??= new RawStdioPeer()).fromNow();
+afterAll(async () => {
+  await shared?.stop();
+  shared = undefined;
+});
 
 describe('bad input over stdio', () => {
   it('answers malformed frames with -32700 / -32600 and id null, then keeps serving', async () => {
@@ -26,7 +37,7 @@ describe('bad input over stdio', () => {
   });
 
   it('names the request in its error when the id could be read from a frame refused for its shape', async () => {
-    const p = start();
+    const p = startShared();
     p.send('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":"not an object"}');
     const refused = await p.response(7);
     expect(refused.error?.code).toBe(ErrorCode.InvalidRequest);
@@ -54,7 +65,7 @@ describe('bad input over stdio', () => {
   });
 
   it('answers unknown methods, unknown tools, wrong params and unsupported versions with the spec errors', async () => {
-    const p = start();
+    const p = startShared();
     p.request(1, 'server/discover');
     p.request(2, 'no/such/method');
     p.request(3, 'tools/call', { name: 'echo', arguments: { text: 42 } });
@@ -78,7 +89,7 @@ describe('bad input over stdio', () => {
   });
 
   it('ignores listen filter keys it does not know (the schema allows them) but refuses a filter that selects nothing', async () => {
-    const p = start();
+    const p = startShared();
     p.request('L', 'subscriptions/listen', { notifications: { toolsListChanged: true, futureKey: { any: 1 } } });
     const ack = await p.next((message) => message.method === 'notifications/subscriptions/acknowledged');
     expect(ack.params?.notifications).toEqual({ toolsListChanged: true });
@@ -87,7 +98,7 @@ describe('bad input over stdio', () => {
   });
 
   it('refuses a listen filter naming more URIs than the documented limit, and takes one at the limit', async () => {
-    const p = start();
+    const p = startShared();
     const uris = (n: number) => Array.from({ length: n }, (_, i) => `test://many/${i}`);
     p.request('over', 'subscriptions/listen', { notifications: { resourceSubscriptions: uris(DEFAULT_LIMITS.maxUrisPerFilter + 1) } });
     const refused = await p.response('over');

@@ -2,7 +2,8 @@
  * Our server over stdio (a child process), with the official client 2.x as
  * the peer, in both eras.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import {
   ALL_CHANGES,
   closeAllPeers,
@@ -15,13 +16,43 @@ import {
   TOOLS_CHANGED,
 } from './official-peers.ts';
 
-afterEach(closeAllPeers);
+/** Clients of one test, closed after it. */
+const own: Client[] = [];
+const connectOwn = async (...args: Parameters<typeof connectStdio>) => {
+  const client = await connectStdio(...args);
+  own.push(client);
+  return client;
+};
+afterEach(async () => {
+  await Promise.all(own.splice(0).map((client) => client.close()));
+});
+
+// The modern tests that only listen and call on a connection they leave up share one client: a stdio server is one
+// per client, and the official client's modern connect starts a probe child beside it, two own-server starts a
+// connection. afterEach closes every stream a test opened on it, so no test hears another's; the one that counts the
+// server's streams and the one that shuts the server down keep a connection of their own.
+let shared: Promise<{ client: Client; listens: MockInstance<Client['listen']> }> | undefined;
+async function sharedModern(): Promise<Client> {
+  shared ??= connectStdio('modern').then((client) => ({ client, listens: vi.spyOn(client, 'listen') }));
+  return (await shared).client;
+}
+afterEach(async () => {
+  if (!shared) return;
+  const { listens } = await shared;
+  const streams = listens.mock.settledResults.flatMap((result) => (result.type === 'fulfilled' ? [result.value] : []));
+  listens.mockClear();
+  await Promise.all(streams.map((stream) => stream.close()));
+});
+afterAll(async () => {
+  shared = undefined;
+  await closeAllPeers();
+});
 
 const textOf = (result: unknown): string => ((result as { content: { text: string }[] }).content[0]!.text);
 
 describe('modern era over stdio', () => {
   it('acknowledges listen with the honored subset and delivers only what was asked', async () => {
-    const client = await connectStdio('modern', ['--features', 'tools,resources,subscribe']);
+    const client = await connectOwn('modern', ['--features', 'tools,resources,subscribe']);
     const log = new NotificationLog(client, ALL_CHANGES);
     const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true });
     // prompts.listChanged is not advertised by this fixture, so it is not honored.
@@ -34,7 +65,7 @@ describe('modern era over stdio', () => {
   });
 
   it('delivers a resource update only for the URIs the filter names', async () => {
-    const client = await connectStdio('modern');
+    const client = await sharedModern();
     const log = new NotificationLog(client, ALL_CHANGES);
     await client.listen({ resourceSubscriptions: ['test://resource/1'] });
     await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/2' } });
@@ -45,14 +76,14 @@ describe('modern era over stdio', () => {
   });
 
   it('ends listen streams gracefully when the server closes', async () => {
-    const client = await connectStdio('modern');
+    const client = await connectOwn('modern');
     const subscription = await client.listen({ toolsListChanged: true });
     await client.callTool({ name: 'shutdown', arguments: {} });
     await expect(subscription.closed).resolves.toBe('graceful');
   });
 
   it('stops a stream the client closed and keeps the others', async () => {
-    const client = await connectStdio('modern');
+    const client = await connectOwn('modern');
     const log = new NotificationLog(client, ALL_CHANGES);
     const tools = await client.listen({ toolsListChanged: true });
     await client.listen({ promptsListChanged: true });
@@ -67,7 +98,7 @@ describe('modern era over stdio', () => {
   });
 
   it('sends progress to the caller of a tool', async () => {
-    const client = await connectStdio('modern');
+    const client = await sharedModern();
     const result = await client.callTool({ name: 'progress', arguments: { steps: 3 } }, { onprogress: () => {} });
     expect(textOf(result)).toBe('done 3');
     expect(progressOnWire(client)).toEqual([1, 2, 3]);
@@ -76,7 +107,7 @@ describe('modern era over stdio', () => {
 
 describe('legacy era over stdio', () => {
   it('broadcasts list changes unsolicited and resource updates to subscribed URIs only', async () => {
-    const client = await connectStdio('legacy');
+    const client = await connectOwn('legacy');
     const log = new NotificationLog(client, ALL_CHANGES);
     await client.subscribeResource({ uri: 'test://resource/1' });
     await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/2' } });
@@ -92,7 +123,7 @@ describe('legacy era over stdio', () => {
   });
 
   it('negotiates the requested legacy version and paginates lists', async () => {
-    const client = await connectStdio('legacy', ['--page-size', '2']);
+    const client = await connectOwn('legacy', ['--page-size', '2']);
     expect(client.getServerVersion()).toEqual({ name: 'own-fixture', version: '1.0.0' });
     // Thirteen tools in pages of two: the client walks every cursor.
     const all = await client.listTools();
