@@ -25,7 +25,7 @@ import { fixtureBundle, inspectorLauncherBundle } from '../setup/fixture-bundle.
 
 const PAGE_SIZE = '1';
 const SLOW = 120_000; // each invocation is a fresh Node process loading a 900 kB bundle, on two shared cores
-/** esbuild bundles the Inspector's CLI on first use in a run; on two shared cores that can take seconds. */
+/** The Inspector's CLI is linked from the bundle cache, or bundled by esbuild when its inputs changed: seconds on two shared cores. */
 const BUNDLING = 60_000;
 
 const METHODS: Record<ListName, string> = {
@@ -37,7 +37,7 @@ const METHODS: Record<ListName, string> = {
 
 /** The Inspector keeps a catalog and settings under HOME; each run gets a scratch one. */
 let home: string;
-/** The Inspector's launcher (its `mcp-inspector` bin), bundled once per run with the CLI it loads (test/setup/fixture-bundle.ts). */
+/** The Inspector's launcher (its `mcp-inspector` bin), bundled with the CLI it loads (test/setup/fixture-bundle.ts). */
 let launcher: string;
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'inspector-home-'));

@@ -4,9 +4,9 @@
  * which costs hundreds of milliseconds per child on a quiet machine and
  * seconds on a busy one (long enough to race a probe). The global setup
  * bundles each fixture entry (test/fixtures and its conformance/,
- * test/cli/fixtures, examples)
- * with esbuild into a folder of its own run (two runs side by side never
- * read each other's half-written files).
+ * test/cli/fixtures, examples) with esbuild, and each run reads them from a
+ * folder of its own that appears whole (two runs side by side never read
+ * each other's half-written files).
  *
  * The packages are bundled too (the official SDKs, zod, redis, xstate, …):
  * Node resolving and loading hundreds of separate package modules was most
@@ -14,7 +14,7 @@
  * times; one bundle cuts an official stdio server's start by about a
  * quarter of its CPU. The SDK code that runs is the installed code, only
  * concatenated. Code splitting writes what the entries share (the SDKs
- * above all) once per run, as chunks beside them. One package stays
+ * above all) once, as chunks beside them. One package stays
  * external: puppeteer-core, which locates its files relative to itself.
  * Bundling redis (about 650 CommonJS files loaded one by one otherwise)
  * cut a Redis cluster node's start from ~0.75 to ~0.55 s CPU; src/redis
@@ -23,12 +23,19 @@
  * Source maps are linked files: Node reads them only with
  * --enable-source-maps, so they cost a child nothing.
  *
+ * Both bundles (these and the Inspector's below) are reused from an earlier
+ * run while none of their inputs changed (bundle-cache.ts): bundling the
+ * fixtures took ~1.8 s of CPU and ~1 s of wall before any test started, the
+ * Inspector ~1-2 s more; linking a cached entry takes ~0.03 s. A run's
+ * folder holds hard links to the entry's files.
+ *
  * A test starts a fixture as `node <fixtureBundle(source)> [flags]`.
  */
-import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, stop } from 'esbuild';
+import { stop } from 'esbuild';
+import { placeBundle, type BundleCache, type BundleOutcome, type CachedBuildOptions } from './bundle-cache.ts';
 import { RUN_MARKER } from './process-leaks.ts';
 
 /** The repository root. */
@@ -36,6 +43,16 @@ export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Where one run's bundles go (git-ignored, like every .tmp/). */
 const bundleDir = (runId: string) => join(REPO_ROOT, '.tmp', 'fixtures', runId);
+
+/**
+ * Bundles kept across runs: three entries of each bundle (a branch switch
+ * and back reuses its own). As deep as the run folders, so the linked
+ * source maps' relative paths hold in both.
+ */
+const CACHE: BundleCache = { root: REPO_ROOT, dir: join(REPO_ROOT, '.tmp', 'bundle-cache'), keep: 3 };
+
+/** What steers npm's resolution without being bundled: any install rewrites the lock file. */
+const LOCK_FILE = 'node_modules/.package-lock.json';
 
 /** The run this process belongs to, as the global setup marked it. */
 function currentRun(): string {
@@ -64,11 +81,14 @@ const UNBUNDLED_PACKAGES = ['puppeteer-core'];
 /** CommonJS packages inside an ES module bundle call require() for Node's built-ins; esbuild's shim uses this one. */
 const REQUIRE_BANNER = { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" };
 
-/** Bundles every fixture entry for one run; rejects with esbuild's errors when one does not compile. */
-export async function bundleFixtures(runId: string): Promise<void> {
-  await build({
+/**
+ * Bundles every fixture entry for one run, or links the bundles of an
+ * earlier run with the same inputs; rejects with esbuild's errors when one
+ * does not compile.
+ */
+export async function bundleFixtures(runId: string): Promise<BundleOutcome> {
+  const options: CachedBuildOptions = {
     entryPoints: entryPoints(),
-    outdir: bundleDir(runId),
     outbase: REPO_ROOT,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -80,9 +100,14 @@ export async function bundleFixtures(runId: string): Promise<void> {
     target: 'node20',
     sourcemap: 'linked',
     logLevel: 'error',
-  });
-  // esbuild keeps a service child for further builds; there are none, and it would outlive the run.
-  await stop();
+  };
+  try {
+    // The root package.json gives the sources their module type, tsconfig.json esbuild's TypeScript settings.
+    return await placeBundle({ name: 'fixtures', options, extraInputs: ['package.json', 'tsconfig.json', LOCK_FILE] }, CACHE, bundleDir(runId));
+  } finally {
+    // esbuild keeps a service child for further builds; there are none, and it would outlive the run.
+    await stop();
+  }
 }
 
 /** Removes one run's bundles. */
@@ -103,11 +128,12 @@ const INSPECTOR_ROOT = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 
 const INSPECTOR_ENTRIES = ['clients/launcher/build/index.js', 'clients/cli/build/index.js'];
 
 /**
- * The MCP Inspector's CLI, bundled once per run like the fixtures: each
- * Inspector call is a process of its own that otherwise resolves and loads
- * its ~900 kB CLI build and the packages under it (the official client,
- * zod, commander, hono, …) module by module. Built on first use, by the one
- * test file that starts the Inspector, so a run without it pays nothing.
+ * The MCP Inspector's CLI, bundled like the fixtures: each Inspector call
+ * is a process of its own that otherwise resolves and loads its ~900 kB CLI
+ * build and the packages under it (the official client, zod, commander,
+ * hono, …) module by module. Placed on first use (linked from the cache, or
+ * built), by the one test file that starts the Inspector, so a run without
+ * it pays nothing.
  * Launcher and CLI keep their relative places (the launcher imports
  * `../../cli/build/index.js` by a computed URL, which stays a run-time
  * import), and the package's own package.json is copied beside them: the CLI
@@ -121,12 +147,10 @@ const INSPECTOR_ENTRIES = ['clients/launcher/build/index.js', 'clients/cli/build
 export async function inspectorLauncherBundle(): Promise<string> {
   const outdir = join(bundleDir(currentRun()), 'inspector');
   const launcher = join(outdir, INSPECTOR_ENTRIES[0]!);
-  const manifest = join(outdir, 'package.json');
-  // The manifest is written last: once it is there, the bundle is whole.
-  if (existsSync(manifest)) return launcher;
-  await build({
+  // The folder appears whole (bundle-cache.ts links beside it, then renames).
+  if (existsSync(launcher)) return launcher;
+  const options: CachedBuildOptions = {
     entryPoints: INSPECTOR_ENTRIES.map((entry) => join(INSPECTOR_ROOT, entry)),
-    outdir,
     outbase: INSPECTOR_ROOT,
     bundle: true,
     splitting: true,
@@ -139,8 +163,12 @@ export async function inspectorLauncherBundle(): Promise<string> {
     format: 'esm',
     target: 'node20',
     logLevel: 'error',
-  });
-  await stop();
-  copyFileSync(join(INSPECTOR_ROOT, 'package.json'), manifest);
+  };
+  const manifest = relative(REPO_ROOT, join(INSPECTOR_ROOT, 'package.json'));
+  try {
+    await placeBundle({ name: 'inspector', options, extraInputs: [LOCK_FILE], copies: [{ from: manifest, to: 'package.json' }] }, CACHE, outdir);
+  } finally {
+    await stop();
+  }
   return launcher;
 }
