@@ -164,15 +164,18 @@ function checkOver(program: ts.Program, cached: ts.EmitAndSemanticDiagnosticsBui
   };
 }
 
-/** Writes `text` to a temporary file beside `fileName` and renames it over: a reader sees the old file or the new. */
-function writeAtomically(fileName: string, text: string): void {
+/**
+ * Writes a cache file: `text` to a temporary file beside `fileName`, renamed over it, so a run beside this one reads
+ * the old file or the new, never half of one. A cache that cannot be written costs the next run its speed, not its
+ * result: failures are left silent.
+ */
+export function writeAtomically(fileName: string, text: string): void {
   const temporary = `${fileName}.${process.pid}.${randomUUID()}.tmp`;
   try {
     mkdirSync(dirname(fileName), { recursive: true });
     writeFileSync(temporary, text);
     renameSync(temporary, fileName);
   } catch {
-    // A cache that cannot be written costs the next run its speed, not its result.
     rmSync(temporary, { force: true });
   }
 }
