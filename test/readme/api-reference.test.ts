@@ -3,9 +3,17 @@
  * of every entry point in package.json `exports`, and every exported name,
  * and every public member of an exported class or interface, has a TSDoc
  * comment.
+ *
+ * What the reference is made of (collectApi's entries) is kept between runs,
+ * under a hash of everything it is collected from and with: parsing and
+ * binding the sources was most of this file's CPU, for the same result.
  */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiEntry, collectEntry, undocumented } from '../../scripts/api-reference/collect.ts';
 import { sourceOfBuiltPath } from '../../scripts/api-reference/entry-points.ts';
@@ -17,7 +25,7 @@ import {
   markedApiReference,
   withApiReference,
 } from '../../scripts/api-reference/reference.ts';
-import { projectCompilerOptions, projectProgram, REPO_ROOT } from '../setup/ts-program.ts';
+import { projectCompilerOptions, projectProgram, REPO_ROOT, TS_CACHE_DIR, writeAtomically } from '../setup/ts-program.ts';
 
 /**
  * Files being rewritten on other branches while this check lands (issue 16):
@@ -32,10 +40,42 @@ const pendingFile = (line: string): string | undefined => DOCUMENTED_AFTER_MERGE
 // One program of the sources for every test here (collectApi builds it; a few seconds on a busy machine).
 const BUILD_MS = 60_000;
 
+/**
+ * A hash of all that collectApi's entries depend on: the names and texts of the files under src/ and machines/ (what
+ * it reads), scripts/ and test/setup/ (the code that reads them), package.json (the entry points), tsconfig.json (the
+ * compiler options), and TypeScript's version. More than it needs, so that no change can leave stale entries.
+ */
+function apiInputsHash(repoRoot: string): string {
+  const hash = createHash('sha256').update(ts.version);
+  const files = ['src', 'machines', 'scripts', join('test', 'setup')].flatMap((folder) =>
+    readdirSync(join(repoRoot, folder), { recursive: true, encoding: 'utf8' }).map((name) => join(folder, name)),
+  );
+  for (const file of [...files.sort(), 'package.json', 'tsconfig.json']) {
+    const path = join(repoRoot, file);
+    if (statSync(path).isFile()) hash.update(`\0${file}\0`).update(readFileSync(path));
+  }
+  return hash.digest('hex');
+}
+
+/** collectApi's entries, from the cache when what they depend on is unchanged since it was written. */
+function cachedApi(repoRoot: string): ApiEntry[] {
+  const cacheFile = join(TS_CACHE_DIR, 'api-reference.json');
+  const inputs = apiInputsHash(repoRoot);
+  try {
+    const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as { inputs?: unknown; entries?: ApiEntry[] };
+    if (cached.inputs === inputs && Array.isArray(cached.entries)) return cached.entries;
+  } catch {
+    // No cache yet, or not JSON: collect.
+  }
+  const entries = collectApi(repoRoot);
+  writeAtomically(cacheFile, JSON.stringify({ inputs, entries }));
+  return entries;
+}
+
 describe('the API reference', () => {
   let entries: ApiEntry[] = [];
   beforeAll(() => {
-    entries = collectApi(REPO_ROOT);
+    entries = cachedApi(REPO_ROOT);
   }, BUILD_MS);
 
   it('covers every entry point of package.json `exports`, each with exports', () => {
@@ -154,6 +194,28 @@ describe('the API reference', () => {
     expect(sourceOfBuiltPath('./dist/src/server/index.d.ts')).toBe('src/server/index.ts');
     expect(sourceOfBuiltPath('./dist/src/testing/index.js')).toBe('src/testing/index.ts');
     expect(sourceOfBuiltPath('./package.json')).toBeUndefined();
+  });
+
+  it('is collected again when any file it is collected from or with changes, appears or goes', () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcp-actors-api-inputs-'));
+    try {
+      for (const folder of ['src', 'machines', 'scripts', join('test', 'setup')]) mkdirSync(join(root, folder), { recursive: true });
+      for (const file of ['src/index.ts', 'machines/a.machine.ts', 'scripts/collect.ts', 'test/setup/ts-program.ts', 'package.json', 'tsconfig.json']) writeFileSync(join(root, file), '{}');
+      const hashes = [apiInputsHash(root)];
+      expect(apiInputsHash(root), 'the same files').toBe(hashes[0]);
+      for (const file of ['src/index.ts', 'machines/a.machine.ts', 'scripts/collect.ts', 'test/setup/ts-program.ts', 'package.json', 'tsconfig.json']) {
+        writeFileSync(join(root, file), `{} // ${file}`);
+        hashes.push(apiInputsHash(root));
+      }
+      mkdirSync(join(root, 'src', 'server'));
+      writeFileSync(join(root, 'src', 'server', 'index.ts'), '{}');
+      hashes.push(apiInputsHash(root));
+      rmSync(join(root, 'src', 'index.ts'));
+      hashes.push(apiInputsHash(root));
+      expect(new Set(hashes).size, 'a hash per state of the files').toBe(hashes.length);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('still needs every file of the after-merge list (remove a file once its exports are documented)', () => {

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import ts from 'typescript';
-import { fileDiagnostics, projectCompilerOptions } from '../setup/ts-program.ts';
+import { type DiagnosticsOf, projectCompilerOptions } from '../setup/ts-program.ts';
 
 /** The names an example may use without declaring them, as earlier examples made them. */
 const GIVEN = `
@@ -68,15 +68,15 @@ export function examplesCompilerOptions(repoRoot: string): ts.CompilerOptions {
 }
 
 /**
- * Every type error of the examples in `program`, as `README.md:LINE: message`; empty when all check. An example
- * may declare what it does not use: the project's noUnusedLocals findings (the diagnostics TypeScript marks as
- * reporting something unnecessary) are not errors of an example. No README example carries a `@ts-expect-error`
- * or `@ts-ignore`, the one place where reporting them or not could differ.
+ * Every type error of the examples (their diagnostics as `diagnosticsOf` gives them), as `README.md:LINE: message`;
+ * empty when all check. An example may declare what it does not use: the project's noUnusedLocals findings (the
+ * diagnostics TypeScript marks as reporting something unnecessary) are not errors of an example. No README example
+ * carries a `@ts-expect-error` or `@ts-ignore`, the one place where reporting them or not could differ.
  */
-export function exampleTypeErrors(program: ts.Program, examples: ReadmeExamples): string[] {
+export function exampleTypeErrors(diagnosticsOf: DiagnosticsOf, examples: ReadmeExamples): string[] {
   const errors: string[] = [];
   for (const [name, file] of examples.files) {
-    for (const diagnostic of fileDiagnostics(program, name)) {
+    for (const diagnostic of diagnosticsOf(name)) {
       if (diagnostic.reportsUnnecessary) continue;
       const at = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line : 0;
       errors.push(`README.md:${file.line + at}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`);
