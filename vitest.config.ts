@@ -15,9 +15,9 @@ import WaitsBesideWork from './test/setup/waits-beside-work.ts';
  * suffix. Either way the global setup's teardown fails the run if a process
  * a test started outlives it (test/setup/fixtures.setup.ts).
  *
- * Neither project isolates its files (`isolate: false`): each of the two
- * workers runs file after file and imports src/, the official SDK and vitest
- * itself once, instead of a fresh process per file doing it again. That was a
+ * Neither project isolates its files (`isolate: false`): each worker runs
+ * file after file of its project and imports src/, the official SDK and
+ * vitest itself once, instead of a fresh process per file doing it again. That was a
  * third of the suite's CPU outside the child processes. Every file cleans up
  * after itself anyway (children, servers, fake timers, spies), as the
  * teardown's leak check requires.
@@ -34,7 +34,7 @@ const WORKERS = 3;
 export default defineConfig({
   test: {
     // The CLI tests run the compiled bin and demo (dist/), as users do; fixture
-    // children start from bundles made once per run, not through tsx.
+    // children start from esbuild bundles (reused while their inputs are unchanged), not through tsx.
     globalSetup: ['test/package/build-dist.setup.ts', 'test/setup/fixtures.setup.ts'],
     // `npm run test:cpu` (scripts/test-cpu.ts) counts each file's CPU, its children's included.
     setupFiles: process.env.CPU_PROFILE_OUT ? ['test/setup/cpu-profile.ts'] : [],

@@ -143,14 +143,16 @@ export const alive = (pid: number): boolean => {
 };
 
 /** Kills every CLI run (and the servers it started) that is still going. */
-export const killAllCliRuns = (): Promise<void> => killCliRunsExcept(new Set());
+export const killAllCliRuns = (): Promise<void> => killCliRuns([...runs]);
 
 /** Kills every CLI run but `kept` (a watcher that several tests of a file share, ended after the last of them). */
-export async function killCliRunsExcept(kept: ReadonlySet<CliRun | undefined>): Promise<void> {
-  const all = [...runs].filter((run) => !kept.has(run));
-  for (const run of all) runs.delete(run);
+export const killCliRunsExcept = (kept: ReadonlySet<CliRun | undefined>): Promise<void> => killCliRuns([...runs].filter((run) => !kept.has(run)));
+
+/** Kills these CLI runs and what they started, if still going (a test's own runs, when the file's tests run concurrently). */
+export async function killCliRuns(which: readonly CliRun[]): Promise<void> {
+  for (const run of which) runs.delete(run);
   await Promise.all(
-    all.map(async (run) => {
+    which.map(async (run) => {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
       await run.ended;
       // What the group leader started (npm's shell and the CLI under it) goes with it.

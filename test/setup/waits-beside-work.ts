@@ -18,6 +18,7 @@
  * positions are what places them in time; the estimates are the durations
  * vitest cached from the last run, or the listed seconds on a clean clone.
  */
+import { availableParallelism } from 'node:os';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -25,8 +26,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * first. A file only goes here when its waiting is its subject (a slow restart, an outage, a backoff).
  */
 export const WAITING_FILES: ReadonlyMap<string, number> = new Map([
-  ['test/client/slow-restart-official.process.test.ts', 26],
-  ['test/cli/watch-outage.process.test.ts', 16],
+  ['test/client/slow-restart-official.process.test.ts', 23],
+  ['test/cli/watch-outage.process.test.ts', 14],
   ['test/cli/demo-slow-start.process.test.ts', 9],
   ['test/cli/watch-official.process.test.ts', 9],
 ]);
@@ -50,6 +51,9 @@ export const LONG_FILES: readonly string[] = [
 /** The estimate for a working file vitest has no duration of (a clean clone): most files take well under a second. */
 const UNKNOWN_FILE_SECONDS = 0.7;
 
+/** The index of the smallest number. */
+const earliest = (times: readonly number[]): number => times.indexOf(Math.min(...times));
+
 /** Vitest's sequencer, with the waiting files placed beside the working ones (see the note at the top). */
 export default class WaitsBesideWork extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -65,16 +69,17 @@ export default class WaitsBesideWork extends BaseSequencer {
       .sort((a, b) => projectRank(a) - projectRank(b) || longRank(a) - longRank(b) || position.get(a)! - position.get(b)!);
     const waiting = [...WAITING_FILES.keys()].flatMap((path) => byVitest.filter((spec) => this.relativePath(spec) === path));
 
-    // One worker of the group runs the waiting files; the others the working ones.
-    const workingWorkers = Math.max(1, (files[0]?.project.config.maxWorkers ?? 2) - 1);
+    // As many workers as there are cores run the working files; the rest of the group's workers, the waiting ones.
+    const workers = files[0]?.project.config.maxWorkers ?? 1;
+    const workingWorkers = Math.max(1, Math.min(availableParallelism(), workers - 1));
+    const waitingFreeAt = Array.from({ length: Math.max(1, workers - workingWorkers) }, () => 0);
     const ordered: TestSpecification[] = [];
     let clock = 0;
-    let waitingWorkerFreeAt = 0;
     for (const spec of working) {
-      while (waiting.length > 0 && clock >= waitingWorkerFreeAt) {
+      for (let lane = earliest(waitingFreeAt); waiting.length > 0 && clock >= waitingFreeAt[lane]!; lane = earliest(waitingFreeAt)) {
         const next = waiting.shift()!;
         ordered.push(next);
-        waitingWorkerFreeAt = clock + this.seconds(next);
+        waitingFreeAt[lane] = clock + this.seconds(next);
       }
       ordered.push(spec);
       clock += this.seconds(spec) / workingWorkers;
