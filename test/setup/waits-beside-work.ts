@@ -3,8 +3,9 @@
  * group of workers (vitest.config.ts), and a few process files spend
  * most of their time waiting (start delays, reconnect backoffs, outages):
  * run on their own they leave a core idle, and three of them at once leave
- * both idle. So one worker runs those waiting files one after another, and
- * the others the files that work:
+ * both idle. So as many workers as there are cores run the files that work,
+ * and the group's other worker (or workers) the waiting files one after
+ * another:
  *
  * - the working files: the unit project's, then the process project's, the
  *   longest first within each (LONG_FILES, then vitest's own order: its
@@ -45,7 +46,6 @@ export const LONG_FILES: readonly string[] = [
   'test/cli/watch-demo.process.test.ts',
   'test/client/client-stdio.process.test.ts',
   'test/types/type-tests.test.ts',
-  'test/readme/examples.test.ts',
 ];
 
 /** The estimate for a working file vitest has no duration of (a clean clone): most files take well under a second. */
@@ -71,7 +71,7 @@ export default class WaitsBesideWork extends BaseSequencer {
 
     // As many workers as there are cores run the working files; the rest of the group's workers, the waiting ones.
     const workers = files[0]?.project.config.maxWorkers ?? 1;
-    const workingWorkers = Math.max(1, Math.min(availableParallelism(), workers - 1));
+    const workingWorkers = Math.max(1, Math.min(this.cores(), workers - 1));
     const waitingFreeAt = Array.from({ length: Math.max(1, workers - workingWorkers) }, () => 0);
     const ordered: TestSpecification[] = [];
     let clock = 0;
@@ -85,6 +85,11 @@ export default class WaitsBesideWork extends BaseSequencer {
       clock += this.seconds(spec) / workingWorkers;
     }
     return [...ordered, ...waiting];
+  }
+
+  /** The cores the working files share. */
+  protected cores(): number {
+    return availableParallelism();
   }
 
   /** The file's path from the project root, as the lists above name it. */
