@@ -40,6 +40,9 @@ const pendingFile = (line: string): string | undefined => DOCUMENTED_AFTER_MERGE
 // One program of the sources for every test here (collectApi builds it; a few seconds on a busy machine).
 const BUILD_MS = 60_000;
 
+/** The folders whose files collectApi's entries depend on (apiInputsHash). */
+const API_INPUT_FOLDERS = ['src', 'machines', 'scripts', join('test', 'setup')];
+
 /**
  * A hash of all that collectApi's entries depend on: the names and texts of the files under src/ and machines/ (what
  * it reads), scripts/ and test/setup/ (the code that reads them), package.json (the entry points), tsconfig.json (the
@@ -47,7 +50,7 @@ const BUILD_MS = 60_000;
  */
 function apiInputsHash(repoRoot: string): string {
   const hash = createHash('sha256').update(ts.version);
-  const files = ['src', 'machines', 'scripts', join('test', 'setup')].flatMap((folder) =>
+  const files = API_INPUT_FOLDERS.flatMap((folder) =>
     readdirSync(join(repoRoot, folder), { recursive: true, encoding: 'utf8' }).map((name) => join(folder, name)),
   );
   for (const file of [...files.sort(), 'package.json', 'tsconfig.json']) {
@@ -199,11 +202,12 @@ describe('the API reference', () => {
   it('is collected again when any file it is collected from or with changes, appears or goes', () => {
     const root = mkdtempSync(join(tmpdir(), 'mcp-actors-api-inputs-'));
     try {
-      for (const folder of ['src', 'machines', 'scripts', join('test', 'setup')]) mkdirSync(join(root, folder), { recursive: true });
-      for (const file of ['src/index.ts', 'machines/a.machine.ts', 'scripts/collect.ts', 'test/setup/ts-program.ts', 'package.json', 'tsconfig.json']) writeFileSync(join(root, file), '{}');
+      const files = ['src/index.ts', 'machines/a.machine.ts', 'scripts/collect.ts', 'test/setup/ts-program.ts', 'package.json', 'tsconfig.json'];
+      for (const folder of API_INPUT_FOLDERS) mkdirSync(join(root, folder), { recursive: true });
+      for (const file of files) writeFileSync(join(root, file), '{}');
       const hashes = [apiInputsHash(root)];
       expect(apiInputsHash(root), 'the same files').toBe(hashes[0]);
-      for (const file of ['src/index.ts', 'machines/a.machine.ts', 'scripts/collect.ts', 'test/setup/ts-program.ts', 'package.json', 'tsconfig.json']) {
+      for (const file of files) {
         writeFileSync(join(root, file), `{} // ${file}`);
         hashes.push(apiInputsHash(root));
       }

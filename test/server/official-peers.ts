@@ -1,7 +1,8 @@
 /**
  * The official @modelcontextprotocol/client 2.x as the peer of our server:
  * connected over stdio to the own-server fixture in a child process, or over
- * loopback HTTP. Every client made here is closed by `closeAllPeers()`.
+ * loopback HTTP. Every client made here is closed by `closeAllPeers()` (or
+ * `closePeersExcept`).
  */
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -60,10 +61,15 @@ export async function connectHttp(era: Era, url: string, name?: string): Promise
   return client;
 }
 
-export async function closeAllPeers(): Promise<void> {
-  const clients = [...open];
-  open.clear();
-  inbound.clear();
+export const closeAllPeers = (): Promise<void> => closePeersExcept(new Set());
+
+/** Closes every client made here but `kept` (one that several tests of a file share, closed after the last of them). */
+export async function closePeersExcept(kept: ReadonlySet<Client>): Promise<void> {
+  const clients = [...open].filter((client) => !kept.has(client));
+  for (const client of clients) {
+    open.delete(client);
+    inbound.delete(client);
+  }
   await Promise.all(clients.map((client) => client.close().catch(() => {})));
 }
 

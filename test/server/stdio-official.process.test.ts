@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it, vi, type MockInstance } from
 import {
   ALL_CHANGES,
   closeAllPeers,
+  closePeersExcept,
   connectStdio,
   NotificationLog,
   progressOnWire,
@@ -16,32 +17,24 @@ import {
   TOOLS_CHANGED,
 } from './official-peers.ts';
 
-/** Clients of one test, closed after it. */
-const own: Client[] = [];
-const connectOwn = async (...args: Parameters<typeof connectStdio>) => {
-  const client = await connectStdio(...args);
-  own.push(client);
-  return client;
-};
-afterEach(async () => {
-  await Promise.all(own.splice(0).map((client) => client.close()));
-});
-
 // The modern tests that only listen and call on a connection they leave up share one client: a stdio server is one
 // per client, and the official client's modern connect starts a probe child beside it, two own-server starts a
-// connection. afterEach closes every stream a test opened on it, so no test hears another's; the one that counts the
-// server's streams and the one that shuts the server down keep a connection of their own.
+// connection. After each test every stream it opened on that client is closed, so no test hears another's, and every
+// other client is closed; the test that counts the server's streams and the one that shuts the server down keep a
+// connection of their own.
 let shared: Promise<{ client: Client; listens: MockInstance<Client['listen']> }> | undefined;
 async function sharedModern(): Promise<Client> {
   shared ??= connectStdio('modern').then((client) => ({ client, listens: vi.spyOn(client, 'listen') }));
   return (await shared).client;
 }
 afterEach(async () => {
-  if (!shared) return;
-  const { listens } = await shared;
-  const streams = listens.mock.settledResults.flatMap((result) => (result.type === 'fulfilled' ? [result.value] : []));
-  listens.mockClear();
-  await Promise.all(streams.map((stream) => stream.close()));
+  const kept = await shared;
+  if (kept) {
+    const streams = kept.listens.mock.settledResults.flatMap((result) => (result.type === 'fulfilled' ? [result.value] : []));
+    kept.listens.mockClear();
+    await Promise.all(streams.map((stream) => stream.close()));
+  }
+  await closePeersExcept(new Set(kept ? [kept.client] : []));
 });
 afterAll(async () => {
   shared = undefined;
@@ -52,7 +45,7 @@ const textOf = (result: unknown): string => ((result as { content: { text: strin
 
 describe('modern era over stdio', () => {
   it('acknowledges listen with the honored subset and delivers only what was asked', async () => {
-    const client = await connectOwn('modern', ['--features', 'tools,resources,subscribe']);
+    const client = await connectStdio('modern', ['--features', 'tools,resources,subscribe']);
     const log = new NotificationLog(client, ALL_CHANGES);
     const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true });
     // prompts.listChanged is not advertised by this fixture, so it is not honored.
@@ -76,14 +69,14 @@ describe('modern era over stdio', () => {
   });
 
   it('ends listen streams gracefully when the server closes', async () => {
-    const client = await connectOwn('modern');
+    const client = await connectStdio('modern');
     const subscription = await client.listen({ toolsListChanged: true });
     await client.callTool({ name: 'shutdown', arguments: {} });
     await expect(subscription.closed).resolves.toBe('graceful');
   });
 
   it('stops a stream the client closed and keeps the others', async () => {
-    const client = await connectOwn('modern');
+    const client = await connectStdio('modern');
     const log = new NotificationLog(client, ALL_CHANGES);
     const tools = await client.listen({ toolsListChanged: true });
     await client.listen({ promptsListChanged: true });
@@ -107,7 +100,7 @@ describe('modern era over stdio', () => {
 
 describe('legacy era over stdio', () => {
   it('broadcasts list changes unsolicited and resource updates to subscribed URIs only', async () => {
-    const client = await connectOwn('legacy');
+    const client = await connectStdio('legacy');
     const log = new NotificationLog(client, ALL_CHANGES);
     await client.subscribeResource({ uri: 'test://resource/1' });
     await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/2' } });
@@ -123,7 +116,7 @@ describe('legacy era over stdio', () => {
   });
 
   it('negotiates the requested legacy version and paginates lists', async () => {
-    const client = await connectOwn('legacy', ['--page-size', '2']);
+    const client = await connectStdio('legacy', ['--page-size', '2']);
     expect(client.getServerVersion()).toEqual({ name: 'own-fixture', version: '1.0.0' });
     // Thirteen tools in pages of two: the client walks every cursor.
     const all = await client.listTools();
