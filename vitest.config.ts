@@ -25,11 +25,12 @@ import WaitsBesideWork from './test/setup/waits-beside-work.ts';
 const PROCESS_TESTS = 'test/**/*.process.test.ts';
 
 /**
- * The two projects run as one group (vitest wants one `maxWorkers` for a group) of three workers on the two cores:
- * two run the files that work, unit files first, and the third the few process files that spend most of their time
- * waiting, so that their waits overlap the work instead of leaving a core idle (waits-beside-work.ts).
+ * The two projects run as one group (vitest wants one `maxWorkers` for a group) of four workers on the two cores:
+ * two run the files that work, unit files first, and the other two the few process files that spend most of their
+ * time waiting, so that their waits overlap the work instead of leaving a core idle (waits-beside-work.ts). One
+ * waiting worker ran them one after another for ~57 s, longer than the rest of a run on a quiet machine.
  */
-const WORKERS = 3;
+const WORKERS = 4;
 
 export default defineConfig({
   test: {
@@ -44,8 +45,8 @@ export default defineConfig({
     // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each
     // file's content): a second run skips vite's transforms, ~12 s of the unit project's 62 s CPU when measured.
     experimental: { fsModuleCache: true },
-    // One worker runs the files that mostly wait (start delays, outages), one after another, beside the two that
-    // run the files that work, from the start of the run (waits-beside-work.ts).
+    // Two workers run the files that mostly wait (start delays, outages) beside the two that run the files that
+    // work, from the start of the run (waits-beside-work.ts).
     sequence: { sequencer: WaitsBesideWork },
     projects: [
       {

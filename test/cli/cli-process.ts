@@ -2,10 +2,11 @@
  * Runs the watcher CLI as a child process and reads its output line by line,
  * so tests wait for what the CLI prints instead of sleeping. Every process a
  * run started (the CLI and the servers it reported as spawned) is killed by
- * `killAllCliRuns()` in afterEach.
+ * `killAllCliRuns()` in afterEach, or when its test finishes (`watchCliOfTest`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { TestContext } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/mcp-actors.js', import.meta.url));
@@ -126,6 +127,16 @@ const runs = new Set<CliRun>();
 /** `watch` through the compiled bin with plain node, as a user runs it (the suite's global setup builds dist/). */
 export const watchCli = (args: string[], env?: Record<string, string>) =>
   new CliRun(process.execPath, [BIN, 'watch', ...args], env ? { env } : {});
+
+/**
+ * `watch` as `watchCli` starts it, ended (with what it started) when the calling test finishes: for files whose tests
+ * run concurrently, where an afterEach ending every run would end the other tests' too.
+ */
+export function watchCliOfTest(onTestFinished: TestContext['onTestFinished'], args: string[]): CliRun {
+  const run = watchCli(args);
+  onTestFinished(() => killCliRuns([run]));
+  return run;
+}
 
 /** Fast demo settings: a change every 100 ms and the built-in crash after `restartAfterMs`. */
 export const fastDemoEnv = (restartAfterMs: number): Record<string, string> => ({

@@ -7,20 +7,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { alive, fixture, killAllCliRuns, watchCli, type JsonLine } from './cli-process.ts';
+import { describe, expect, it } from 'vitest';
+import { alive, fixture, watchCliOfTest, type JsonLine } from './cli-process.ts';
 import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
-afterEach(killAllCliRuns);
 
 const server = ['--', process.execPath, fixtureBundle(fixture('official-changing-server.ts')), '--interval-ms', '100'];
 const isType = (type: string) => (event: JsonLine) => event.type === type;
 const flickerDiff = (event: JsonLine) =>
   event.type === 'list_diff' && event.list === 'tools' && [...(event.added as string[]), ...(event.removed as string[])].includes('flicker');
 
-describe.each(['modern', 'legacy'] as const)('watch (official server 2.x, %s era)', (era) => {
-  it('prints the era line, notifications and tool diffs, reconnects after the server is killed, exits 0 on SIGINT', async () => {
-    const run = watchCli(['--json', '--era', era, ...server]);
+describe.concurrent.each(['modern', 'legacy'] as const)('watch (official server 2.x, %s era)', (era) => {
+  it('prints the era line, notifications and tool diffs, reconnects after the server is killed, exits 0 on SIGINT', async ({ onTestFinished }) => {
+    const run = watchCliOfTest(onTestFinished, ['--json', '--era', era, ...server]);
     const { event: connected } = await run.event(isType('connected'), 'the connected line');
     expect(connected).toMatchObject({
       era,
@@ -49,16 +48,11 @@ describe.each(['modern', 'legacy'] as const)('watch (official server 2.x, %s era
   });
 });
 
-describe('watch (official server 2.x that cannot be restarted)', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
-
-  it('with --max-attempts 5 reports every reconnect attempt, the cache degraded and the connection closed as reconnect_exhausted, and exits 1', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mcp-actors-cli-'));
-    const run = watchCli(['--json', '--max-attempts', '5', ...server, '--once', join(dir, 'started')]);
+describe.concurrent('watch (official server 2.x that cannot be restarted)', () => {
+  it('with --max-attempts 5 reports every reconnect attempt, the cache degraded and the connection closed as reconnect_exhausted, and exits 1', async ({ onTestFinished }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-cli-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const run = watchCliOfTest(onTestFinished, ['--json', '--max-attempts', '5', ...server, '--once', join(dir, 'started')]);
     await run.event(isType('connected'), 'the connected line');
     process.kill(run.serverPids[0]!, 'SIGKILL');
 

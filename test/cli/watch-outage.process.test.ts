@@ -13,18 +13,9 @@ import { describe, expect, it, type TestContext } from 'vitest';
 import { createClient } from '../../src/client/client.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import { startHttpFixture, type HttpFixture, type HttpFixtureOptions } from '../fixtures/http-fixture-process.ts';
-import { killCliRuns, watchCli, type CliRun, type JsonLine } from './cli-process.ts';
+import { watchCliOfTest, type CliRun, type JsonLine } from './cli-process.ts';
 import { freePort } from '../fixtures/free-port.ts';
 
-/**
- * The tests run concurrently (each mostly waits out reconnect delays, with a server and watcher of its own), so each
- * ends its own: an afterEach would end the others' too.
- */
-function ownWatcher(onTestFinished: TestContext['onTestFinished'], args: string[]): CliRun {
-  const run = watchCli(args);
-  onTestFinished(() => killCliRuns([run]));
-  return run;
-}
 
 /** Our HTTP fixture, stopped when the test ends. */
 async function ownServer(onTestFinished: TestContext['onTestFinished'], options?: HttpFixtureOptions): Promise<HttpFixture> {
@@ -73,7 +64,7 @@ describe.concurrent('watch, with its server gone', () => {
   describe.concurrent('watch through an outage', () => {
     it('keeps retrying past the library default, shows each attempt and delay, and resumes the timeline', async ({ onTestFinished }) => {
       const server = await ownServer(onTestFinished);
-      const run = ownWatcher(onTestFinished, ['--json', server.url]);
+      const run = watchCliOfTest(onTestFinished, ['--json', server.url]);
       await run.event((event) => event.type === 'connected', 'the connected line');
       await run.event((event) => event.type === 'list' && event.list === 'tools', 'the tools listed');
       await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening');
@@ -98,7 +89,7 @@ describe.concurrent('watch, with its server gone', () => {
 
     it('--max-attempts N gives up after N attempts and exits 1', async ({ onTestFinished }) => {
       const server = await ownServer(onTestFinished);
-      const run = ownWatcher(onTestFinished, ['--json', '--max-attempts', '2', server.url]);
+      const run = watchCliOfTest(onTestFinished, ['--json', '--max-attempts', '2', server.url]);
       await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening');
       await server.kill();
       expect(await run.exited).toEqual({ code: 1, signal: null });
@@ -108,7 +99,7 @@ describe.concurrent('watch, with its server gone', () => {
 
     it('--once prints the era, the capabilities and every list, then exits 0', async ({ onTestFinished }) => {
       const server = await ownServer(onTestFinished);
-      const run = ownWatcher(onTestFinished, ['--json', '--once', server.url]);
+      const run = watchCliOfTest(onTestFinished, ['--json', '--once', server.url]);
       expect(await run.exited).toEqual({ code: 0, signal: null });
       const types = run.events.map((event) => event.type);
       expect(types[0]).toBe('connected');
@@ -129,7 +120,7 @@ describe.concurrent('watch, with its server gone', () => {
   describe.concurrent('watch a server that is down at the start', () => {
     it('keeps trying, showing each attempt and delay, then connects and follows changes when the server comes up', async ({ onTestFinished }) => {
       const down = await downAddress();
-      const run = ownWatcher(onTestFinished, ['--json', down.url]);
+      const run = watchCliOfTest(onTestFinished, ['--json', down.url]);
       const attempts = await unboundedAttempts(run, 3);
       for (const event of attempts) expect(event.cause).toBe(`ECONNREFUSED 127.0.0.1:${down.port}`);
       // Waiting for a server is not losing one, and not an error.
@@ -147,7 +138,7 @@ describe.concurrent('watch, with its server gone', () => {
 
     it('--max-attempts 2 against nothing exits 1 after two attempts with the actionable error line', async ({ onTestFinished }) => {
       const down = await downAddress();
-      const run = ownWatcher(onTestFinished, ['--json', '--max-attempts', '2', down.url]);
+      const run = watchCliOfTest(onTestFinished, ['--json', '--max-attempts', '2', down.url]);
       expect(await run.exited).toEqual({ code: 1, signal: null });
       expect(reconnecting(run.events).map((event) => [event.attempt, event.maxAttempts])).toEqual([[1, 2], [2, 2]]);
       expect(run.stderr.trim().split('\n')).toEqual([`mcp-actors: cannot watch ${down.url}: ECONNREFUSED 127.0.0.1:${down.port}`]);

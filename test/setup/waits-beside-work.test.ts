@@ -10,7 +10,7 @@ import WaitsBesideWork, { WAITING_FILES } from './waits-beside-work.ts';
 const ROOT = '/repo';
 const [SLOW_RESTART, OUTAGE] = [...WAITING_FILES.keys()] as [string, string];
 
-/** A file of a project with three workers, as vitest.config.ts makes them, and what vitest cached of its last run. */
+/** A file of a project, and what vitest cached of its last run. */
 interface FakeFile {
   project: 'unit' | 'process';
   path: string;
@@ -34,15 +34,16 @@ function sequencerFor(files: readonly FakeFile[]): WaitsBesideWork {
   })(ctx);
 }
 
-function specsOf(files: readonly FakeFile[]): TestSpecification[] {
+/** The files as vitest hands them to the sequencer, both projects in one group of `workers` workers. */
+function specsOf(files: readonly FakeFile[], workers: number): TestSpecification[] {
   const projects = new Map(
-    (['unit', 'process'] as const).map((name) => [name, { name, config: { root: ROOT, maxWorkers: 3, isolate: false, sequence: { groupOrder: 0 } } }]),
+    (['unit', 'process'] as const).map((name) => [name, { name, config: { root: ROOT, maxWorkers: workers, isolate: false, sequence: { groupOrder: 0 } } }]),
   );
   return files.map((file) => ({ project: projects.get(file.project)!, moduleId: `${ROOT}/${file.path}` }) as unknown as TestSpecification);
 }
 
-async function order(files: readonly FakeFile[]): Promise<string[]> {
-  const sorted = await sequencerFor(files).sort(specsOf(files));
+async function order(files: readonly FakeFile[], workers = 3): Promise<string[]> {
+  const sorted = await sequencerFor(files).sort(specsOf(files, workers));
   return sorted.map((spec) => spec.moduleId.slice(ROOT.length + 1));
 }
 
@@ -52,6 +53,19 @@ describe('the order vitest hands out files in', () => {
     const files: FakeFile[] = [...working, { project: 'process', path: OUTAGE, seconds: 4 }, { project: 'process', path: SLOW_RESTART, seconds: 5 }];
     // Two workers take 1 s of the clock per 2 s file: the 5 s slow restart has ended after five of them.
     expect(await order(files)).toEqual([SLOW_RESTART, ...working.slice(0, 5).map((file) => file.path), OUTAGE, ...working.slice(5).map((file) => file.path)]);
+  });
+
+  it('with four workers on two cores, starts two waiting files at once and the third where the first lane frees', async () => {
+    const [, , SLOW_START] = [...WAITING_FILES.keys()] as [string, string, string];
+    const working = Array.from({ length: 8 }, (_, index): FakeFile => ({ project: 'process', path: `test/p${index}.process.test.ts`, seconds: 2 }));
+    const files: FakeFile[] = [
+      ...working,
+      { project: 'process', path: SLOW_START, seconds: 3 },
+      { project: 'process', path: OUTAGE, seconds: 2 },
+      { project: 'process', path: SLOW_RESTART, seconds: 5 },
+    ];
+    // The outage's lane frees after two working files (1 s of the clock each): the slow start goes there.
+    expect(await order(files, 4)).toEqual([SLOW_RESTART, OUTAGE, ...working.slice(0, 2).map((file) => file.path), SLOW_START, ...working.slice(2).map((file) => file.path)]);
   });
 
   it("puts the unit project's working files before the process project's, and a waiting file that does not fit last", async () => {
