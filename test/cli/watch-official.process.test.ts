@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { alive, fixture, watchCliOfTest, type JsonLine } from './cli-process.ts';
 import { fixtureBundle } from '../setup/fixture-bundle.ts';
 
-
 const server = ['--', process.execPath, fixtureBundle(fixture('official-changing-server.ts')), '--interval-ms', '100'];
 const isType = (type: string) => (event: JsonLine) => event.type === type;
 const flickerDiff = (event: JsonLine) =>

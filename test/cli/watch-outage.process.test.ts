@@ -16,7 +16,6 @@ import { startHttpFixture, type HttpFixture, type HttpFixtureOptions } from '../
 import { watchCliOfTest, type CliRun, type JsonLine } from './cli-process.ts';
 import { freePort } from '../fixtures/free-port.ts';
 
-
 /** Our HTTP fixture, stopped when the test ends. */
 async function ownServer(onTestFinished: TestContext['onTestFinished'], options?: HttpFixtureOptions): Promise<HttpFixture> {
   const server = await startHttpFixture('own', options);
