@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixtureBundle } from '../setup/fixture-bundle.ts';
+import { fixtureArgs, fixtureBundle } from '../setup/fixture-bundle.ts';
 
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
 const children: ChildProcess[] = [];
@@ -20,7 +20,7 @@ afterEach(() => {
 async function startService(serverArgs: string[]): Promise<{ child: ChildProcess; url: string; log(): string }> {
   const child = spawn(
     process.execPath,
-    [fixtureBundle(path('../../examples/tool-list-service.ts')), '--port', '0', '--', process.execPath, fixtureBundle(path('../fixtures/official-stdio-server.ts')), ...serverArgs],
+    [fixtureBundle(path('../../examples/tool-list-service.ts')), '--port', '0', '--', process.execPath, ...fixtureArgs(path('../fixtures/official-stdio-server.ts')), ...serverArgs],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.push(child);

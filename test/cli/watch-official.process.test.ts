@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, fixture, watchCliOfTest, type JsonLine } from './cli-process.ts';
-import { fixtureBundle } from '../setup/fixture-bundle.ts';
+import { fixtureArgs } from '../setup/fixture-bundle.ts';
 
-const server = ['--', process.execPath, fixtureBundle(fixture('official-changing-server.ts')), '--interval-ms', '100'];
+const server = ['--', process.execPath, ...fixtureArgs(fixture('official-changing-server.ts')), '--interval-ms', '100'];
 const isType = (type: string) => (event: JsonLine) => event.type === type;
 const flickerDiff = (event: JsonLine) =>
   event.type === 'list_diff' && event.list === 'tools' && [...(event.added as string[]), ...(event.removed as string[])].includes('flicker');

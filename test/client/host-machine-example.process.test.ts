@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixtureBundle } from '../setup/fixture-bundle.ts';
+import { fixtureArgs, fixtureBundle } from '../setup/fixture-bundle.ts';
 
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
 const children: ChildProcess[] = [];
@@ -31,7 +31,7 @@ describe('examples/host-machine.ts', () => {
   it('lists the tools once the stream is acknowledged, again after the server adds one, and stops on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
-      [fixtureBundle(path('../../examples/host-machine.ts')), '--inspect-events', '--', process.execPath, fixtureBundle(path('../fixtures/official-stdio-server.ts')), '--add-tool-after-lists', '1'],
+      [fixtureBundle(path('../../examples/host-machine.ts')), '--inspect-events', '--', process.execPath, ...fixtureArgs(path('../fixtures/official-stdio-server.ts')), '--add-tool-after-lists', '1'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     children.push(child);

@@ -45,6 +45,11 @@ export interface BundleSpec {
   extraInputs: readonly string[];
   /** Files copied into the output as they are (`to` relative to the output folder); inputs too. */
   copies?: readonly { from: string; to: string }[];
+  /**
+   * A step run on esbuild's output before the entry is kept (a V8 snapshot built from the bundle, say): `id`
+   * names what it does and what it depends on besides the output (Node's version), and is part of the key.
+   */
+  afterBuild?: { id: string; run(outdir: string): void };
 }
 
 /** Where the entries live. */
@@ -137,7 +142,10 @@ function entriesOf(cache: BundleCache, name: string): string[] {
 }
 
 const keyOf = (spec: BundleSpec) =>
-  sha256(JSON.stringify({ format: FORMAT, esbuild: version, name: spec.name, options: spec.options, extraInputs: spec.extraInputs, copies: spec.copies ?? [] }));
+  sha256(JSON.stringify({
+    format: FORMAT, esbuild: version, name: spec.name, options: spec.options, extraInputs: spec.extraInputs, copies: spec.copies ?? [],
+    afterBuild: spec.afterBuild?.id ?? null,
+  }));
 
 function findEntry(spec: BundleSpec, cache: BundleCache, key: string): string | undefined {
   return entriesOf(cache, spec.name).find((entry) => {
@@ -224,6 +232,7 @@ async function buildOnce(spec: BundleSpec, cache: BundleCache, key: string): Pro
   try {
     const result = await build({ ...spec.options, outdir: dir, absWorkingDir: cache.root, write: true, metafile: true });
     for (const { from, to } of spec.copies ?? []) copyFileSync(join(cache.root, from), join(dir, to));
+    spec.afterBuild?.run(dir);
     const paths = new Set([...Object.keys(result.metafile.inputs), ...spec.extraInputs, ...(spec.copies ?? []).map(({ from }) => from)]);
     const inputs = Object.fromEntries([...paths].sort().map((path) => [path, stampOf(cache.root, path)]));
     const keepable = Object.values(inputs).every((stamp) => stamp === null || stamp.mtimeMs < started - STAMP_GRANULARITY_MS);

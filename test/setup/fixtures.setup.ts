@@ -1,6 +1,6 @@
 /**
- * The run's global setup: bundles the fixture entries (see
- * fixture-bundle.ts) and marks the run (see process-leaks.ts). Its teardown
+ * The run's global setup: bundles the fixture entries and builds the
+ * official-server snapshot (see fixture-bundle.ts) and marks the run (see process-leaks.ts). Its teardown
  * fails the run when a process a test started is still alive: tests must
  * end their children and wait for them to exit. A process found is killed
  * and named, so one leak cannot outlive the run that reported it.
@@ -8,7 +8,7 @@
  * teardown before the leak check.
  */
 import { randomUUID } from 'node:crypto';
-import { bundleFixtures, removeFixtureBundles } from './fixture-bundle.ts';
+import { bundleFixtures, removeFixtureBundles, snapshotFixtures } from './fixture-bundle.ts';
 import type { TestProject } from 'vitest/node';
 import { markedProcesses, RUN_MARKER } from './process-leaks.ts';
 import { serveChromiumBroker } from './shared-chromium.ts';
@@ -26,6 +26,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const runId = randomUUID();
   process.env[RUN_MARKER] = runId;
   await bundleFixtures(runId);
+  await snapshotFixtures(runId);
   // The root project's provided values reach every project's tests.
   const chromium = await serveChromiumBroker();
   project.provide('chromiumBroker', chromium.url);

@@ -4,7 +4,7 @@ import type { ClassifiedFrame } from '../../src/protocol/jsonrpc.ts';
 import { stdioTransport, type StdioClientTransport, type StdioTransportOptions } from '../../src/transport/stdio.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { initializeRequest, RecordingEvents, request, resultOf } from './recording-events.ts';
-import { fixtureBundle } from '../setup/fixture-bundle.ts';
+import { fixtureArgs } from '../setup/fixture-bundle.ts';
 
 const OFFICIAL = 'test/fixtures/official-stdio-server.ts';
 const SCRIPTED = 'test/fixtures/scripted-peer.ts';
@@ -23,7 +23,7 @@ async function open(options: StdioTransportOptions) {
 }
 
 const fixture = (path: string, args: string[] = [], options: Partial<StdioTransportOptions> = {}) =>
-  open({ command: process.execPath, args: [fixtureBundle(path), ...args], ...options });
+  open({ command: process.execPath, args: [...fixtureArgs(path), ...args], ...options });
 
 const initialize = initializeRequest('stdio-test');
 
