@@ -141,6 +141,36 @@ describe('a bundle cache', () => {
     expect(await run()).toMatchObject({ reused: false });
   });
 
+  it('keeps what the after-build step writes in the entry, runs it on builds only, and keys entries by its id', async () => {
+    let steps = 0;
+    const withStep = (id: string): BundleSpec => ({
+      ...spec(),
+      afterBuild: { id, run: (outdir) => writeFileSync(join(outdir, 'step.txt'), `${id} after ${readFileSync(join(outdir, 'entry.js'), 'utf8').length} bytes (${(steps += 1)})`) },
+    });
+    const place = async (id: string) => {
+      const to = join(root, 'runs', String((runs += 1)));
+      return { ...(await placeBundle(withStep(id), cache, to)), step: readFileSync(join(to, 'step.txt'), 'utf8') };
+    };
+    const first = await place('node 20');
+    const again = await place('node 20');
+    const other = await place('node 22');
+    expect([first.reused, again.reused, other.reused]).toEqual([false, true, false]);
+    expect(first.step).toMatch(/^node 20 after \d+ bytes \(1\)$/);
+    expect(again.step).toBe(first.step);
+    expect(other.step).toMatch(/^node 22 after \d+ bytes \(2\)$/);
+    // Without a step, a third key: the plain build is an entry of its own.
+    expect((await run()).reused).toBe(false);
+    expect(steps).toBe(2);
+  });
+
+  it('leaves nothing behind when the after-build step fails', async () => {
+    const failing: BundleSpec = { ...spec(), afterBuild: { id: 'fails', run: () => { throw new Error('snapshot failed'); } } };
+    const to = join(root, 'runs', 'failed-step');
+    await expect(placeBundle(failing, cache, to)).rejects.toThrow('snapshot failed');
+    expect(readdirSync(cache.dir)).toEqual([]);
+    expect(existsSync(to)).toBe(false);
+  });
+
   it('rejects with esbuild errors and leaves nothing behind when the build fails', async () => {
     write('dep.ts', 'export const = ;\n');
     const to = join(root, 'runs', 'failed');

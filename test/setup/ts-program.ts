@@ -12,7 +12,7 @@
  * depends on, changed since.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -31,8 +31,8 @@ export function projectCompilerOptions(repoRoot: string = REPO_ROOT): ts.Compile
 }
 
 /**
- * Files parsed from disk, keyed by language version, module format, how much JSDoc was parsed, and path: they do
- * not change while tests run.
+ * Files parsed from disk, keyed by language version, module format, how much JSDoc was parsed, path, size and
+ * modification time: a file a test rewrites is parsed again.
  */
 const parsedFromDisk = new Map<string, ts.SourceFile | undefined>();
 
@@ -59,7 +59,14 @@ function projectHost(options: ts.CompilerOptions, virtual: ReadonlyMap<string, s
   host.getSourceFile = (name, language, ...rest) => {
     if (virtual.has(name)) return parse(name, language, ...rest);
     const format = typeof language === 'object' ? `${language.languageVersion}/${language.impliedNodeFormat}/${language.jsDocParsingMode}` : language;
-    const key = `${format}:${name}`;
+    let stamp = 'absent';
+    try {
+      const { size, mtimeMs } = statSync(name);
+      stamp = `${size}@${mtimeMs}`;
+    } catch {
+      // parse() reports the missing file
+    }
+    const key = `${format}:${stamp}:${name}`;
     if (!parsedFromDisk.has(key)) parsedFromDisk.set(key, parse(name, language, ...rest));
     return parsedFromDisk.get(key);
   };
@@ -96,6 +103,8 @@ export interface IncrementalCheckSpec extends ProgramSpec {
   checkedFiles: readonly string[];
   /** The cache: written whole under a temporary name and renamed, so a run beside this one reads old or new. */
   buildInfoFile: string;
+  /** Given the compiler host before the program is built, to watch what it reads and looks for (ts-check-record.ts). */
+  observeHost?: (host: ts.CompilerHost) => void;
 }
 
 /** The outcome of `checkIncrementally`. */
@@ -123,6 +132,7 @@ export function checkIncrementally(spec: IncrementalCheckSpec): IncrementalCheck
   // Only the JSDoc that can change a diagnostic (@see and @link, which use imports; all of it in JS files), as tsc
   // parses it: a fifth less parsing here, where the .d.ts files of lib, Node and Redis are mostly documentation.
   const host = projectHost(options, virtual, ts.JSDocParsingMode.ParseForTypeErrors);
+  spec.observeHost?.(host);
   const program = ts.createProgram([...spec.rootNames, ...virtual.keys()], options, host);
   try {
     return checkOver(program, ts.readBuilderProgram(options, host), host, spec.checkedFiles);

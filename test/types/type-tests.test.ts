@@ -6,9 +6,11 @@
  * diagnostics of its own files only: src/ itself is type-checked by the dist build of the global setup and by
  * `npx tsc --noEmit`, and a changed type a test uses shows in the test's file (the third case below).
  *
- * The diagnostics are kept between runs in a .tsbuildinfo (checkIncrementally in test/setup/ts-program.ts): a run
- * with nothing changed skips the checking, about 40 % of this file's CPU (parsing and binding remain). The last
- * cases show that the cache gives way to every change.
+ * The outcome is kept between runs (checkUnlessUnchanged in test/setup/ts-check-record.ts): a run in which nothing
+ * the check read or looked for changed replays it without building a program, ~4 s CPU less. Otherwise the
+ * diagnostics kept in a .tsbuildinfo (checkIncrementally in test/setup/ts-program.ts) spare the files that did not
+ * change their checking, about 40 % of the rest (parsing and binding remain). The last cases show that both give way
+ * to every change.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -17,6 +19,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleTypeErrors, examplesCompilerOptions, givenNames, type ReadmeExamples, readmeExamples, typescriptBlocks } from '../readme/examples.ts';
+import { checkUnlessUnchanged, type RecordedCheck } from '../setup/ts-check-record.ts';
 import { checkIncrementally, diagnosticLine, type IncrementalCheck, projectCompilerOptions, REPO_ROOT, TS_CACHE_DIR } from '../setup/ts-program.ts';
 
 const HERE = join(REPO_ROOT, 'test', 'types');
@@ -60,7 +63,7 @@ const WRONG_README = ['# x', '', '```ts', "import { createServer } from 'mcp-act
 const COMPILE_MS = 120_000;
 
 const typeTestFiles = readdirSync(HERE).filter((name) => name.endsWith('.types.ts')).map((name) => join(HERE, name));
-let check: IncrementalCheck;
+let check: RecordedCheck;
 let readme = '';
 let examples: ReadmeExamples;
 let wrongExamples: ReadmeExamples;
@@ -76,13 +79,15 @@ beforeAll(async () => {
     givenNames(REPO_ROOT),
     ...[...examples.files, ...wrongExamples.files].map(([name, file]): [string, string] => [name, file.text]),
   ]);
-  // Disk files are parsed once per worker (test/setup/ts-program.ts), and checked once until they change.
-  check = checkIncrementally({
+  // Not checked again while nothing it read or looked for changed (ts-check-record.ts); else disk files are parsed
+  // once per worker (ts-program.ts), and only files that changed are checked again (the .tsbuildinfo).
+  check = checkUnlessUnchanged({
     rootNames: typeTestFiles,
     options: examplesCompilerOptions(REPO_ROOT),
     virtualFiles,
     checkedFiles: [...typeTestFiles, WRONG.name, CHANGED_SOURCE.name, USES_CHANGED.name, ...examples.files.keys(), ...wrongExamples.files.keys()],
     buildInfoFile: join(TS_CACHE_DIR, 'type-tests.tsbuildinfo'),
+    recordFile: join(TS_CACHE_DIR, 'type-tests.check.json'),
   });
 }, COMPILE_MS);
 
@@ -94,7 +99,7 @@ describe('type tests (test/types/*.types.ts)', () => {
     expect(typeTestFiles.length).toBeGreaterThan(0);
     const found = typeTestFiles.flatMap(diagnosticsOf);
     // What is not any one file's: the options, and globals such as a missing lib.
-    found.push(...[...check.program.getOptionsDiagnostics(), ...check.program.getGlobalDiagnostics()].map(diagnosticLine));
+    found.push(...check.programDiagnostics.map(diagnosticLine));
     expect(found).toEqual([]);
   }, COMPILE_MS);
 
