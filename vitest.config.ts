@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import WaitsBesideWork from './test/setup/waits-beside-work.ts';
 
@@ -33,6 +34,8 @@ const PROCESS_TESTS = 'test/**/*.process.test.ts';
 const WORKERS = 4;
 
 export default defineConfig({
+  // typescript.js loaded with require() rather than import (test/setup/typescript-require.ts).
+  resolve: { alias: [{ find: /^typescript$/, replacement: fileURLToPath(new URL('./test/setup/typescript-require.ts', import.meta.url)) }] },
   test: {
     // The CLI tests run the compiled bin and demo (dist/), as users do; fixture
     // children start from esbuild bundles (reused while their inputs are unchanged), not through tsx.
