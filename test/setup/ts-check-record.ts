@@ -50,7 +50,8 @@ interface Observed {
   realpath: Record<string, string>;
 }
 
-interface Record_ {
+/** The record file: its key, what the check observed, and its outcome. */
+interface CheckRecord {
   key: string;
   observed: Observed;
   diagnostics: Record<string, StoredDiagnostic[]>;
@@ -92,9 +93,9 @@ function unchanged(observed: Observed): boolean {
   );
 }
 
-function readRecord(recordFile: string, key: string): Record_ | undefined {
+function readRecord(recordFile: string, key: string): CheckRecord | undefined {
   try {
-    const record = JSON.parse(readFileSync(recordFile, 'utf8')) as Record_;
+    const record = JSON.parse(readFileSync(recordFile, 'utf8')) as CheckRecord;
     return record.key === key && unchanged(record.observed) ? record : undefined;
   } catch {
     return undefined; // none yet, unreadable, or of another shape: the check runs
@@ -112,7 +113,7 @@ const store = (diagnostic: ts.Diagnostic): StoredDiagnostic => ({
 });
 
 /** The recorded diagnostics as TypeScript's, each file they name parsed again (only those: a few small files). */
-function replay(record: Record_, virtual: ReadonlyMap<string, string>): RecordedCheck {
+function replay(record: CheckRecord, virtual: ReadonlyMap<string, string>): RecordedCheck {
   const files = new Map<string, ts.SourceFile>();
   const fileOf = (fileName: string) => {
     let file = files.get(fileName);
@@ -190,7 +191,7 @@ export function checkUnlessUnchanged(spec: RecordedCheckSpec): RecordedCheck {
   const programDiagnostics = [...check.program.getOptionsDiagnostics(), ...check.program.getGlobalDiagnostics()];
   // A file that changed while it was checked no longer has the text the diagnostics are of: no record then.
   if (unchanged(observed)) {
-    writeAtomically(spec.recordFile, JSON.stringify({ key, observed, diagnostics, programDiagnostics: programDiagnostics.map(store) } satisfies Record_));
+    writeAtomically(spec.recordFile, JSON.stringify({ key, observed, diagnostics, programDiagnostics: programDiagnostics.map(store) } satisfies CheckRecord));
   }
   return { diagnosticsOf: check.diagnosticsOf, programDiagnostics, replayed: false };
 }
