@@ -27,6 +27,18 @@ function toolLines(child: ChildProcess, count: number): Promise<string[]> {
   });
 }
 
+/** Resolves once the child's stderr showed every one of `texts`; rejects if it exits first. */
+function stderrShows(child: ChildProcess, texts: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let log = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString('utf8');
+      if (texts.every((text) => log.includes(text))) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the example exited (${code}) before its log showed ${JSON.stringify(texts)}:\n${log}`)));
+  });
+}
+
 describe('examples/host-machine.ts', () => {
   it('lists the tools once the stream is acknowledged, again after the server adds one, and stops on SIGTERM', async () => {
     const child = spawn(
@@ -35,14 +47,15 @@ describe('examples/host-machine.ts', () => {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     children.push(child);
-    let log = '';
-    child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+    // The event log comes on stderr, another pipe than the tool lines: a line on one may reach us before an earlier
+    // line on the other, so the log is awaited, not read when the tool lines are in.
+    const logged = stderrShows(child, ['toolsStream -> host: acknowledged', 'toolsStream -> host: notification']);
+    logged.catch(() => {}); // awaited below; an early exit fails toolLines first
     const [first, second] = await toolLines(child, 2);
     expect(first).toContain('echo');
     expect(first).not.toContain('added-1');
     expect(second).toContain('added-1');
-    expect(log).toContain('toolsStream -> host: acknowledged');
-    expect(log).toContain('toolsStream -> host: notification');
+    await logged;
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
