@@ -14,30 +14,32 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-/** Resolves with the stdout lines once `count` lines starting with `tools:` were printed. */
-function toolLines(child: ChildProcess, count: number): Promise<string[]> {
+/**
+ * Resolves with `done`'s answer for the text the child wrote on `stream` so far, once it has one (not undefined);
+ * rejects if the child exits first.
+ */
+function untilOutput<T>(child: ChildProcess, stream: 'stdout' | 'stderr', what: string, done: (text: string) => T | undefined): Promise<T> {
   return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const lines = output.split('\n').filter((line) => line.startsWith('tools: '));
-      if (lines.length >= count) resolve(lines);
+    let text = '';
+    child[stream]!.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const answer = done(text);
+      if (answer !== undefined) resolve(answer);
     });
-    child.once('exit', (code) => reject(new Error(`the example exited (${code}) early:\n${output}`)));
+    child.once('exit', (code) => reject(new Error(`the example exited (${code}) before ${what}:\n${text}`)));
   });
 }
 
-/** Resolves once the child's stderr showed every one of `texts`; rejects if it exits first. */
-function stderrShows(child: ChildProcess, texts: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let log = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString('utf8');
-      if (texts.every((text) => log.includes(text))) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the example exited (${code}) before its log showed ${JSON.stringify(texts)}:\n${log}`)));
+/** The stdout lines starting with `tools:`, once there are `count` of them. */
+const toolLines = (child: ChildProcess, count: number) =>
+  untilOutput(child, 'stdout', `${count} tool lines`, (text) => {
+    const lines = text.split('\n').filter((line) => line.startsWith('tools: '));
+    return lines.length >= count ? lines : undefined;
   });
-}
+
+/** Resolves once the child's stderr showed every one of `texts`. */
+const stderrShows = (child: ChildProcess, texts: string[]) =>
+  untilOutput(child, 'stderr', `its log showed ${JSON.stringify(texts)}`, (text) => (texts.every((t) => text.includes(t)) ? true : undefined));
 
 describe('examples/host-machine.ts', () => {
   it('lists the tools once the stream is acknowledged, again after the server adds one, and stops on SIGTERM', async () => {

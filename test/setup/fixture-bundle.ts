@@ -29,14 +29,14 @@
  * Inspector ~1-2 s more; linking a cached entry takes ~0.03 s. A run's
  * folder holds hard links to the entry's files.
  *
- * A test starts a fixture as `node <fixtureBundle(source)> [flags]`.
+ * A test starts a fixture as `node <fixtureArgs(source)> [flags]`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stop } from 'esbuild';
-import { placeBundle, type BundleCache, type BundleOutcome, type CachedBuildOptions } from './bundle-cache.ts';
+import { placeBundle, type BundleCache, type BundleOutcome, type BundleSpec, type CachedBuildOptions } from './bundle-cache.ts';
 import { RUN_MARKER } from './process-leaks.ts';
 import { SNAPSHOT_FIXTURES } from './snapshot-fixtures.ts';
 
@@ -84,6 +84,21 @@ const UNBUNDLED_PACKAGES = ['puppeteer-core'];
 const REQUIRE_BANNER = { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" };
 
 /**
+ * What shapes a build of our sources without being bundled: the root package.json gives them their module type,
+ * tsconfig.json esbuild's TypeScript settings, the lock file what npm resolved.
+ */
+const SOURCE_INPUTS = ['package.json', 'tsconfig.json', LOCK_FILE];
+
+/** Places a cached build (bundle-cache.ts), then stops esbuild's service child, which would otherwise outlive the run. */
+async function placeThenStop(spec: BundleSpec, to: string): Promise<BundleOutcome> {
+  try {
+    return await placeBundle(spec, CACHE, to);
+  } finally {
+    await stop();
+  }
+}
+
+/**
  * Bundles every fixture entry for one run, or links the bundles of an
  * earlier run with the same inputs; rejects with esbuild's errors when one
  * does not compile.
@@ -103,13 +118,7 @@ export async function bundleFixtures(runId: string): Promise<BundleOutcome> {
     sourcemap: 'linked',
     logLevel: 'error',
   };
-  try {
-    // The root package.json gives the sources their module type, tsconfig.json esbuild's TypeScript settings.
-    return await placeBundle({ name: 'fixtures', options, extraInputs: ['package.json', 'tsconfig.json', LOCK_FILE] }, CACHE, bundleDir(runId));
-  } finally {
-    // esbuild keeps a service child for further builds; there are none, and it would outlive the run.
-    await stop();
-  }
+  return placeThenStop({ name: 'fixtures', options, extraInputs: SOURCE_INPUTS }, bundleDir(runId));
 }
 
 /** Where one run's snapshot goes, beside its bundles (that folder appears whole, so not inside it). */
@@ -144,11 +153,7 @@ export async function snapshotFixtures(runId: string): Promise<BundleOutcome> {
       execFileSync(process.execPath, ['--snapshot-blob', SNAPSHOT_BLOB, '--build-snapshot', 'official-server-snapshot.cjs'], { cwd: outdir, stdio: ['ignore', 'ignore', 'pipe'] });
     },
   };
-  try {
-    return await placeBundle({ name: 'official-snapshot', options, extraInputs: ['package.json', 'tsconfig.json', LOCK_FILE], afterBuild }, CACHE, snapshotDir(runId));
-  } finally {
-    await stop();
-  }
+  return placeThenStop({ name: 'official-snapshot', options, extraInputs: SOURCE_INPUTS, afterBuild }, snapshotDir(runId));
 }
 
 /** Removes one run's bundles and snapshot. */
@@ -218,10 +223,6 @@ export async function inspectorLauncherBundle(): Promise<string> {
     logLevel: 'error',
   };
   const manifest = relative(REPO_ROOT, join(INSPECTOR_ROOT, 'package.json'));
-  try {
-    await placeBundle({ name: 'inspector', options, extraInputs: [LOCK_FILE], copies: [{ from: manifest, to: 'package.json' }] }, CACHE, outdir);
-  } finally {
-    await stop();
-  }
+  await placeThenStop({ name: 'inspector', options, extraInputs: [LOCK_FILE], copies: [{ from: manifest, to: 'package.json' }] }, outdir);
   return launcher;
 }
