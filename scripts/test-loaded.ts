@@ -2,7 +2,8 @@
  * `npm run test:loaded`: the suite on a busy machine. Runs two copies of the
  * full suite side by side while a CPU hog (one busy-loop process per core)
  * competes with them, and reports each copy's result, wall time and the load
- * average. Exits 1 unless both copies passed.
+ * average, and each copy's five slowest tests (what comes nearest its
+ * timeout). Exits 1 unless both copies passed.
  *
  *   npx tsx scripts/test-loaded.ts [--copies N] [--runs N]   (defaults: 2 copies, 1 run)
  *
@@ -37,14 +38,19 @@ interface CopyResult {
   failed: number;
   total: number;
   failures: string[];
+  /** Its slowest tests, slowest first: what comes nearest its timeout on a loaded machine. */
+  slowest: string[];
 }
 
 interface JsonReport {
   numPassedTests: number;
   numFailedTests: number;
   numTotalTests: number;
-  testResults: { name: string; assertionResults: { status: string; fullName: string }[] }[];
+  testResults: { name: string; assertionResults: { status: string; fullName: string; duration?: number }[] }[];
 }
+
+/** How many of a copy's slowest tests each run lists. */
+const SLOWEST = 5;
 
 function startHog(): ChildProcess[] {
   const busyLoop = 'for (;;) {}';
@@ -69,6 +75,10 @@ async function runCopy(copy: number, dir: string): Promise<CopyResult> {
   }
   const failures = parsed?.testResults.flatMap((file) =>
     file.assertionResults.filter((test) => test.status === 'failed').map((test) => `${file.name.slice(ROOT.length)}: ${test.fullName}`)) ?? [];
+  const slowest = (parsed?.testResults.flatMap((file) => file.assertionResults.map((test) => ({ file: file.name.slice(ROOT.length), test }))) ?? [])
+    .sort((a, b) => (b.test.duration ?? 0) - (a.test.duration ?? 0))
+    .slice(0, SLOWEST)
+    .map(({ file, test }) => `${((test.duration ?? 0) / 1000).toFixed(1)} s ${file}: ${test.fullName}`);
   return {
     copy,
     exitCode,
@@ -77,6 +87,7 @@ async function runCopy(copy: number, dir: string): Promise<CopyResult> {
     failed: parsed?.numFailedTests ?? 0,
     total: parsed?.numTotalTests ?? 0,
     failures,
+    slowest,
   };
 }
 
@@ -111,6 +122,7 @@ for (let run = 1; run <= runs; run++) {
     allPassed &&= ok;
     process.stdout.write(`  copy ${result.copy}: ${ok ? 'PASS' : 'FAIL'} ${result.passed}/${result.total} passed, ${result.failed} failed, exit ${result.exitCode}, ${result.seconds.toFixed(1)} s\n`);
     for (const failure of result.failures) process.stdout.write(`    ✗ ${failure}\n`);
+    for (const test of result.slowest) process.stdout.write(`    slow: ${test}\n`);
   }
 }
 process.exitCode = allPassed ? 0 : 1;

@@ -213,5 +213,7 @@ describe.each(['stdio', 'http'] as const)('hostile frames over %s', (transport) 
       }),
       { numRuns: transport === 'stdio' ? 25 : 20 },
     );
-  });
+    // Bounded by its runs (5 MB lines, 100,000-deep nesting), not by waiting: a few seconds of CPU here and the
+    // child's, several times that on a loaded 2-core machine, past the default 20 s.
+  }, 120_000);
 });

@@ -186,5 +186,7 @@ describe('notification listeners under random interleavings', () => {
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40 }), (steps) => run(steps)),
       { numRuns: 1000 },
     );
-  });
+    // Bounded by its 1,000 runs, not by waiting: ~2.5 s of CPU, which on a loaded 2-core machine (two suites and a
+    // busy loop per core, load ~18) took more than the default 20 s.
+  }, 120_000);
 });

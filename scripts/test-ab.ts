@@ -1,0 +1,107 @@
+/**
+ * `npm run test:ab`: the suite's quiet wall time beside an earlier revision's, measured the one way that means
+ * anything on a shared machine: interleaved pairs, each `npm test` of the baseline followed at once by one of this
+ * checkout, so that both runs of a pair see the same machine. A machine's speed drifts by tens of percent within an
+ * hour, so absolute times of different hours do not compare; a pair's ratio does, and the median of the pairs is the
+ * figure to report (issue 12 asks for at most 0.5 against b1bb809, the revision it was measured on).
+ *
+ *   npx tsx scripts/test-ab.ts [--baseline REV] [--pairs N] [--warmup]   (defaults: b1bb809, 3 pairs)
+ *
+ * The baseline is checked out as a detached git worktree under .tmp/ab/ (kept for the next measurement) and gets
+ * its own `npm ci` the first time. `--warmup` runs each side once first, uncounted, so that neither pays for
+ * building its caches (dist/, fixture bundles, vite's transform cache) inside a counted pair. Each line gives the
+ * wall time, the CPU seconds of the run and everything it waited for (Linux: this process's cutime + cstime), and
+ * the 1-minute load average just before the run. Run it on an otherwise idle machine; exits 1 if any run failed.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Kernel clock ticks per second, the unit of /proc's cutime and cstime (USER_HZ, 100 on every Linux build Node supports). */
+const USER_HZ = 100;
+
+const { values } = parseArgs({
+  options: { baseline: { type: 'string' }, pairs: { type: 'string' }, warmup: { type: 'boolean' } },
+  strict: true,
+});
+const baseline = values.baseline ?? 'b1bb809';
+const pairs = Number(values.pairs ?? 3);
+if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`--pairs must be a positive integer, not ${values.pairs}`);
+
+/** One `npm test` run of one side. */
+interface Run {
+  exitCode: number | null;
+  wallSeconds: number;
+  /** Undefined where /proc is missing (not Linux). */
+  cpuSeconds: number | undefined;
+  load: number;
+}
+
+/** CPU seconds of this process's waited-for descendants so far, from /proc/self/stat (fields 16 and 17). */
+function childrenCpuSeconds(): number | undefined {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  // Fields after the command name, which is parenthesised and may hold spaces: field 3 is the first of them.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / USER_HZ;
+}
+
+/** The baseline's worktree, made and installed on first use. */
+function baselineCheckout(): string {
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${baseline}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = join(ROOT, '.tmp', 'ab', commit.slice(0, 12));
+  if (!existsSync(join(dir, 'package.json'))) {
+    execFileSync('git', ['worktree', 'add', '--detach', dir, commit], { cwd: ROOT, stdio: 'inherit' });
+  }
+  if (!existsSync(join(dir, 'node_modules'))) {
+    // The baseline's own lockfile; puppeteer-core never downloads a browser (the suites use Debian's chromium).
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit', env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' } });
+  }
+  return dir;
+}
+
+async function runSuite(dir: string): Promise<Run> {
+  const load = loadavg()[0]!;
+  const cpuBefore = childrenCpuSeconds();
+  const started = performance.now();
+  // Output is not shown: a pair is compared by its numbers; a failing run is reported and fails the measurement.
+  const child = spawn('npm', ['test'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const [exitCode] = (await once(child, 'exit')) as [number | null];
+  const wallSeconds = (performance.now() - started) / 1000;
+  const cpuAfter = childrenCpuSeconds();
+  if (exitCode !== 0) process.stderr.write(`npm test in ${dir} exited ${exitCode}; its last output:\n${stderr}\n`);
+  return { exitCode, wallSeconds, cpuSeconds: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore, load };
+}
+
+const describeRun = (run: Run) =>
+  `${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds === undefined ? '?' : run.cpuSeconds.toFixed(0)} s CPU, load ${run.load.toFixed(2)}${run.exitCode === 0 ? '' : `, exit ${run.exitCode}`}`;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+const old = baselineCheckout();
+let failed = false;
+if (values.warmup) {
+  for (const dir of [old, ROOT]) failed = (await runSuite(dir)).exitCode !== 0 || failed;
+}
+const ratios: number[] = [];
+for (let pair = 1; pair <= pairs; pair++) {
+  const before = await runSuite(old);
+  const now = await runSuite(ROOT);
+  failed = failed || before.exitCode !== 0 || now.exitCode !== 0;
+  const ratio = now.wallSeconds / before.wallSeconds;
+  ratios.push(ratio);
+  console.log(`pair ${pair}: ${baseline} ${describeRun(before)} | this checkout ${describeRun(now)} | ratio ${ratio.toFixed(3)}`);
+}
+console.log(`median wall ratio over ${pairs} pair(s): ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`);
+process.exitCode = failed ? 1 : 0;
