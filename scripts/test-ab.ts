@@ -73,7 +73,8 @@ async function runSuite(dir: string): Promise<Run> {
   const child = spawn('npm', ['test'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const [exitCode] = (await once(child, 'exit')) as [number | null];
+  // 'close', not 'exit': the last of its stderr may still be on the way when it exits, and a failure quotes it.
+  const [exitCode] = (await once(child, 'close')) as [number | null];
   const wallSeconds = (performance.now() - started) / 1000;
   const cpuAfter = childrenCpuSeconds();
   if (exitCode !== 0) process.stderr.write(`npm test in ${dir} exited ${exitCode}; its last output:\n${stderr}\n`);
