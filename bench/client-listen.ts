@@ -19,6 +19,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ConsumerName } from './client/consumers.ts';
+import { median } from './median.ts';
 
 const NOTIFICATIONS = 100_000;
 const ROUNDS = 5;
@@ -32,7 +33,6 @@ async function measure<T>(...args: string[]): Promise<T> {
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as T;
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function throughput(name: ConsumerName): Promise<number> {
   const { times } = await measure<{ times: number[] }>(name, 'flood', String(NOTIFICATIONS), String(ROUNDS + 1));

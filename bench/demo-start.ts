@@ -18,6 +18,7 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { modernEnvelope } from '../src/client/outbound.ts';
+import { median } from './median.ts';
 
 const ROUNDS = 5;
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
@@ -74,7 +75,6 @@ function timeOneStart(variant: Variant): Promise<number> {
   });
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
 
 const loadBefore = load();

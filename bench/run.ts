@@ -36,6 +36,7 @@ import { runBurst, type BurstResult } from './server/burst.ts';
 import { hostLimits, httpStreamsFit, sourceAddresses } from './server/host-limits.ts';
 import { runHttpBurst } from './server/http-burst.ts';
 import { FANOUT_TIMEOUT_MS, runListenLoad, type ListenLoadResult, type Transport } from './server/listen-load.ts';
+import { median } from './median.ts';
 
 const SECTIONS = ['stdio', 'http', 'burst', 'client'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -147,7 +148,6 @@ if (runs('client')) {
     const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', MEASURE, name, 'streams', String(CLIENT_STREAMS), '1', 'official'], { timeout: 300_000 });
     return JSON.parse(stdout.trim().split('\n').at(-1)!) as Opened;
   };
-  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const at = load1();
   const opened = {} as Record<'ours' | 'official', Opened>;
   for (const name of ['ours', 'official'] as const) {

@@ -18,16 +18,12 @@
 import { fileURLToPath } from 'node:url';
 import { runBurst, type BurstResult } from './server/burst.ts';
 import { officialTarget, openStreams, ourTarget, timeOneFanout, URI, type FanoutTarget } from './server/fanout.ts';
+import { median } from './median.ts';
 
 const STREAM_COUNTS = [1, 100, 10_000];
 const BURST = 100_000;
 const BURST_TIMEOUT_MS = 20_000;
 const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
 
 /** Median time to deliver one publish to `uri`, with one stream per entry of `uris` open. */
 async function fanout(make: () => FanoutTarget, uris: readonly string[], uri: string, expected: number): Promise<number> {

@@ -20,6 +20,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median } from '../bench/median.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Kernel clock ticks per second, the unit of /proc's cutime and cstime (USER_HZ, 100 on every Linux build Node supports). */
@@ -83,12 +84,6 @@ async function runSuite(dir: string): Promise<Run> {
 
 const describeRun = (run: Run) =>
   `${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds === undefined ? '?' : run.cpuSeconds.toFixed(0)} s CPU, load ${run.load.toFixed(2)}${run.exitCode === 0 ? '' : `, exit ${run.exitCode}`}`;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 const old = baselineCheckout();
 let failed = false;

@@ -18,6 +18,7 @@ import { LineCounter } from './line-counter.ts';
 import { postMcp } from './http-post.ts';
 import { MemoryPeer } from './memory-peer.ts';
 import type { ServeCommand, ServeReport } from './serve.ts';
+import { median } from '../median.ts';
 
 export type Impl = 'ours' | 'official';
 export type Transport = 'stdio' | 'http';
@@ -45,7 +46,6 @@ const meta = { [MetaKey.protocolVersion]: MODERN_VERSION, [MetaKey.clientCapabil
 /** Listen POSTs in flight at once over HTTP (unacknowledged): more only overflows the accept queue. */
 const HTTP_WINDOW = 256;
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const listenParams = (i: number) => ({ _meta: meta, notifications: { toolsListChanged: true, resourceSubscriptions: [`bench://r/${i}`] } });
 const isAck = (line: string) => line.includes('notifications/subscriptions/acknowledged');
 const isAll = (line: string) => line.includes('notifications/tools/list_changed');
