@@ -33,7 +33,6 @@ async function measure<T>(...args: string[]): Promise<T> {
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as T;
 }
 
-
 async function throughput(name: ConsumerName): Promise<number> {
   const { times } = await measure<{ times: number[] }>(name, 'flood', String(NOTIFICATIONS), String(ROUNDS + 1));
   return NOTIFICATIONS / (median(times.slice(1)) / 1000); // the first round warms up

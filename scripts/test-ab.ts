@@ -94,16 +94,18 @@ function baselineFilesToday(commit: string): { files: string[]; gone: string[] }
   return { files, gone };
 }
 
-/** The command each side runs: `npm test`, or for `--same-files` this checkout's vitest on the baseline's files. */
-let ownCommand: string[] = ['npm', 'test'];
+/** One side of a pair: where it runs, and what (`npm test`, or for `--same-files` vitest on the baseline's files). */
+interface Side {
+  dir: string;
+  command: [string, ...string[]];
+}
 
-async function runSuite(dir: string): Promise<Run> {
+async function runSuite({ dir, command: [command, ...args] }: Side): Promise<Run> {
   const load = loadavg()[0]!;
   const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
-  const [command, ...args] = dir === ROOT ? ownCommand : ['npm', 'test'];
   // Output is not shown: a pair is compared by its numbers; a failing run is reported and fails the measurement.
-  const child = spawn(command!, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   // 'close', not 'exit': the last of its stderr may still be on the way when it exits, and a failure quotes it.
@@ -117,20 +119,21 @@ async function runSuite(dir: string): Promise<Run> {
 const describeRun = (run: Run) =>
   `${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds === undefined ? '?' : run.cpuSeconds.toFixed(0)} s CPU, load ${run.load.toFixed(2)}${run.exitCode === 0 ? '' : `, exit ${run.exitCode}`}`;
 
-const old = baselineCheckout();
+const old: Side = { dir: baselineCheckout(), command: ['npm', 'test'] };
+const own: Side = { dir: ROOT, command: ['npm', 'test'] };
 if (values['same-files']) {
   const { files, gone } = baselineFilesToday(baseline);
-  ownCommand = [process.execPath, join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...files];
+  own.command = [process.execPath, join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...files];
   console.log(`this checkout runs the ${files.length} files that are ${baseline}'s test files today${gone.length === 0 ? '' : `; gone since: ${gone.join(', ')}`}`);
 }
 let failed = false;
 if (values.warmup) {
-  for (const dir of [old, ROOT]) failed = (await runSuite(dir)).exitCode !== 0 || failed;
+  for (const side of [old, own]) failed = (await runSuite(side)).exitCode !== 0 || failed;
 }
 const ratios: number[] = [];
 for (let pair = 1; pair <= pairs; pair++) {
   const before = await runSuite(old);
-  const now = await runSuite(ROOT);
+  const now = await runSuite(own);
   failed = failed || before.exitCode !== 0 || now.exitCode !== 0;
   const ratio = now.wallSeconds / before.wallSeconds;
   ratios.push(ratio);
