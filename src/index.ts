@@ -130,7 +130,7 @@ export {
   type InMemoryServerEnd,
   type InMemoryTransportOptions,
 } from './transport/in-memory.ts';
-export type { ClientTransport, TransportFactory } from './transport/transport.ts';
+export { DEFAULT_MAX_BACKLOG_BYTES, type ClientTransport, type TransportFactory } from './transport/transport.ts';
 export {
   createChangeCache,
   DEFAULT_CACHE_RECOVERY,

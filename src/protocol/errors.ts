@@ -95,6 +95,25 @@ export class TransportStartError extends McpActorsError {
   }
 }
 
+/**
+ * The server sent a request while more than the transport's `maxBacklogBytes`
+ * of what the client wrote to it lay unread: a peer that asks without reading
+ * the answers would make the client buffer them without end, so the transport
+ * is dropped instead (the connection reconnects, or closes with this cause).
+ */
+export class PeerNotReadingError extends McpActorsError {
+  override readonly name = 'PeerNotReadingError';
+  readonly code = 'peer_not_reading';
+  constructor(
+    /** Bytes written to the server and not yet taken by it when its request arrived. */
+    readonly backlogBytes: number,
+    /** The transport's `maxBacklogBytes`. */
+    readonly maxBacklogBytes: number,
+  ) {
+    super(`the server sent a request while ${backlogBytes} bytes written to it were unread (limit ${maxBacklogBytes}): it is not reading`);
+  }
+}
+
 /** An operation that belongs to the other era: `listen` on legacy, listeners on modern. */
 export class WrongEraError extends McpActorsError {
   override readonly name = 'WrongEraError';

@@ -28,6 +28,12 @@
  * provider's bearer token, and a 401 (or a 403 `insufficient_scope`) runs the
  * authorization flow once and retries; without one a 401 is an `AuthError`.
  *
+ * What a server can make the client write is bounded: a request from the
+ * server that arrives while more than `maxBacklogBytes` of answers and
+ * notifications are posted and not yet taken (no response headers), each
+ * POST counted as its body plus POST_COST_BYTES for the open request, ends
+ * the transport with PeerNotReadingError.
+ *
  * An unreachable server (a refused or reset connection, a GET stream that
  * ends and cannot be resumed, a 404 for our session) ends the transport with
  * `closed({ type: 'failed' })`; the connection then reconnects and reports a
@@ -53,7 +59,9 @@ import { SseCursor } from './sse-cursor.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
 import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
+  DEFAULT_MAX_BACKLOG_BYTES,
   DEFAULT_MAX_FRAME_BYTES,
+  unreadBacklog,
   type ClientTransport,
   type TransportClosedInfo,
   type TransportEvents,
@@ -70,6 +78,8 @@ export interface HttpTransportOptions {
   fetch?: typeof fetch;
   /** Frames above this many characters become `oversized` invalid frames. */
   maxFrameBytes?: number;
+  /** Bytes of posted answers and notifications not yet taken past which a request from the server ends the transport (PeerNotReadingError); default 8 MiB. */
+  maxBacklogBytes?: number;
   /** Bounds on resuming a broken legacy SSE stream with `Last-Event-ID` (resumable-stream.ts). */
   resume?: ResumeOptions;
   /** OAuth authorization for a protected server (see the README's "Authorization"); tokens carry over reconnects. */
@@ -84,6 +94,9 @@ export class GetStreamEndedError extends McpActorsError {
     super('the server ended the GET stream', options);
   }
 }
+
+/** What one POST awaiting its response headers is counted as besides its body: the request and socket it holds open. */
+const POST_COST_BYTES = 4 * 1024;
 
 /** How long `close()` waits for the server to answer the session DELETE. */
 const DELETE_TIMEOUT_MS = 5_000;
@@ -118,6 +131,9 @@ class HttpClientTransport implements ClientTransport {
   /** The `x-mcp-header` arguments of the tools listed so far (modern era). */
   private readonly toolParams = new ToolParamHeaders();
   private readonly maxFrameBytes: number;
+  private readonly maxBacklogBytes: number;
+  /** Bytes of the answers and notifications posted and not yet taken (see POST_COST_BYTES). */
+  private backlogBytes = 0;
   private auth: AuthHook | undefined;
   /** The access token requests carry (the last the auth hook gave). */
   private bearer: string | undefined;
@@ -128,6 +144,7 @@ class HttpClientTransport implements ClientTransport {
     private readonly authHookFor: (endpoint: URL) => AuthHook,
   ) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.maxBacklogBytes = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
   }
 
   async start(events: TransportEvents): Promise<void> {
@@ -153,7 +170,18 @@ class HttpClientTransport implements ClientTransport {
     this.protocol = { ...protocol };
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  send(message: JsonRpcMessage): Promise<void> {
+    if (isRequest(message)) return this.sendNow(message);
+    // An answer or a notification counts toward the backlog from when it is handed over until the server took it.
+    const cost = Buffer.byteLength(JSON.stringify(message)) + POST_COST_BYTES;
+    this.backlogBytes += cost;
+    const sent = this.sendNow(message);
+    const taken = () => void (this.backlogBytes -= cost);
+    sent.then(taken, taken);
+    return sent;
+  }
+
+  private async sendNow(message: JsonRpcMessage): Promise<void> {
     const endpoint = this.endpoint;
     if (this.phase !== 'open' || endpoint === undefined) {
       throw new NotConnectedError(this.phase === 'new' ? 'not started' : this.phase, 'method' in message ? message.method : undefined);
@@ -210,6 +238,13 @@ class HttpClientTransport implements ClientTransport {
     });
   }
 
+  /** Hands an inbound frame on; a request from a server that leaves the backlog unread ends the transport instead. */
+  private inbound(frame: ClassifiedFrame): void {
+    const refusal = unreadBacklog(frame, this.backlogBytes, this.maxBacklogBytes);
+    if (refusal) return this.fail(refusal);
+    this.events?.frame(frame);
+  }
+
   abortRequest(id: RequestId): boolean {
     const controller = this.requests.get(id);
     if (controller === undefined) return false;
@@ -247,7 +282,7 @@ class HttpClientTransport implements ClientTransport {
         if (this.protocol.era === 'legacy') this.session.noteFrame(frame, this.protocol.version);
         else if (request.method === 'tools/list') frame = { kind: 'response', message: this.learnTools(frame.message) };
       }
-      this.events?.frame(frame);
+      this.inbound(frame);
       return answered ? 'stop' : 'continue';
     };
     let cause: unknown;
@@ -303,7 +338,7 @@ class HttpClientTransport implements ClientTransport {
     }
     const end = await this.follow(response.body, controller, (frame) => {
       if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
-      this.events?.frame(frame);
+      this.inbound(frame);
       return 'continue';
     });
     this.untrack(controller, undefined);

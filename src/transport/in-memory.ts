@@ -17,10 +17,10 @@
  * runs against the next pair.
  */
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { NotConnectedError, TransportStartError } from '../protocol/errors.ts';
+import { NotConnectedError, TransportStartError, type PeerNotReadingError } from '../protocol/errors.ts';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { LineWriter, readFrames } from './line-stream.ts';
-import { DEFAULT_MAX_FRAME_BYTES, type ClientTransport, type TransportEvents } from './transport.ts';
+import { DEFAULT_MAX_BACKLOG_BYTES, DEFAULT_MAX_FRAME_BYTES, unreadBacklog, type ClientTransport, type TransportEvents } from './transport.ts';
 
 /** The server's end of a link: what it reads from and writes to (`McpServer.serveStdio()` options). */
 export interface InMemoryServerEnd {
@@ -43,6 +43,8 @@ export type InMemoryServe = (end: InMemoryServerEnd) => InMemoryServedConnection
 export interface InMemoryTransportOptions {
   /** Lines longer than this many UTF-8 bytes are refused (`oversized`), as over stdio. */
   maxFrameBytes?: number;
+  /** Unread bytes written to the server past which a request from it ends the link (PeerNotReadingError), as over stdio; default 8 MiB. */
+  maxBacklogBytes?: number;
 }
 
 /** The client's end of one link. */
@@ -80,7 +82,10 @@ class InMemoryTransport implements InMemoryClientTransport {
     }
     this.events = events;
     this.phase = 'open';
+    const maxBacklogBytes = this.options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
     readFrames(this.toClient, this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, (frame) => {
+      const refusal = this.phase === 'open' ? unreadBacklog(frame, this.writer.backlogBytes, maxBacklogBytes) : undefined;
+      if (refusal) return this.dropUnreadPeer(refusal);
       if (this.phase === 'open' || this.phase === 'closing') events.frame(frame);
     }, () => this.ended());
     try {
@@ -121,6 +126,14 @@ class InMemoryTransport implements InMemoryClientTransport {
     await this.served?.closed;
     this.toClient.destroy();
     this.phase = 'ended';
+  }
+
+  /** The server asks without reading: the link is cut, its backlog dropped, and the failure reported once. */
+  private dropUnreadPeer(cause: PeerNotReadingError): void {
+    this.phase = 'ended';
+    this.toServer.destroy();
+    this.toClient.destroy();
+    this.events?.closed({ type: 'failed', cause });
   }
 
   /** The server's output ended (or was cut): reported once, and never after a local close. */

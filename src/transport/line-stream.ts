@@ -34,6 +34,11 @@ export class LineWriter {
 
   constructor(private readonly output: Writable) {}
 
+  /** Bytes written and not yet taken by the other side (buffered in the stream). */
+  get backlogBytes(): number {
+    return this.output.writableLength;
+  }
+
   /** Resolves once the line is written or buffered below the stream's high-water mark; rejects if the stream closes first. */
   send(message: JsonRpcMessage): Promise<void> {
     const output = this.output;

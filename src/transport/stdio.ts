@@ -15,13 +15,17 @@
  *   stream as `transport.stderr` (a piped stderr nobody reads eventually
  *   stalls the child, so give `onStderr` or read the stream).
  * - `env` is added to the parent's environment, not a replacement for it.
+ * - A request from the server that arrives while more than `maxBacklogBytes`
+ *   written to it are unread (it asks but does not read the answers) ends the
+ *   transport as `failed` with PeerNotReadingError: the child's stdin is cut,
+ *   its backlog dropped, and the child stopped as by `close()`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
-import { NotConnectedError, TransportStartError } from '../protocol/errors.ts';
+import { NotConnectedError, TransportStartError, type PeerNotReadingError } from '../protocol/errors.ts';
 import { LineWriter, readFrames } from './line-stream.ts';
-import { DEFAULT_MAX_FRAME_BYTES, type ClientTransport, type TransportEvents } from './transport.ts';
+import { DEFAULT_MAX_BACKLOG_BYTES, DEFAULT_MAX_FRAME_BYTES, unreadBacklog, type ClientTransport, type TransportEvents } from './transport.ts';
 
 export const DEFAULT_CLOSE_GRACE_MS = 2_000;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -44,6 +48,8 @@ export interface StdioTransportOptions {
   onStderr?: (text: string) => void;
   /** Lines longer than this many UTF-8 bytes are refused (`oversized`). */
   maxFrameBytes?: number;
+  /** Unread bytes written to the server past which a request from it drops the transport (PeerNotReadingError); default 8 MiB. */
+  maxBacklogBytes?: number;
   /** How long `close()` waits after ending stdin before SIGTERM. */
   closeGraceMs?: number;
   /** How long `close()` waits after SIGTERM before SIGKILL. */
@@ -72,6 +78,8 @@ class StdioTransport implements StdioClientTransport {
   /** Settles when the child's stdio has closed after exit. */
   private exited: Promise<void> = Promise.resolve();
   private status: StdioClientTransport['exitStatus'];
+  /** Set once a server that does not read was dropped: the rest of its output is ignored. */
+  private peerDropped = false;
 
   constructor(private readonly options: StdioTransportOptions) {}
 
@@ -115,7 +123,13 @@ class StdioTransport implements StdioClientTransport {
     this.writer = new LineWriter(stdin);
     this.exited = new Promise((resolve) => child.once('close', () => resolve()));
 
-    readFrames(stdout, this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, (frame) => events.frame(frame));
+    const maxBacklogBytes = this.options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
+    readFrames(stdout, this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, (frame) => {
+      if (this.peerDropped) return;
+      const refusal = unreadBacklog(frame, this.writer!.backlogBytes, maxBacklogBytes);
+      if (refusal) return this.dropUnreadPeer(refusal);
+      events.frame(frame);
+    });
     stdout.on('error', (error) => this.reportError(error));
     // EPIPE and friends after the child died: reported, never thrown.
     stdin.on('error', (error) => this.reportError(error));
@@ -190,6 +204,16 @@ class StdioTransport implements StdioClientTransport {
       clearTimeout(term);
       clearTimeout(kill);
     }
+  }
+
+  /** The server asks without reading: its backlog goes, it is stopped as by `close()`, and the failure is reported once. */
+  private dropUnreadPeer(cause: PeerNotReadingError): void {
+    this.peerDropped = true;
+    const events = this.events!;
+    void this.close();
+    this.stdin?.destroy();
+    this.child?.stdout?.destroy();
+    events.closed({ type: 'failed', cause });
   }
 
   private reportError(error: Error): void {

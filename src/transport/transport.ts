@@ -5,11 +5,23 @@
  * attempt, so a transport is started once and closed once.
  */
 import type { ClassifiedFrame, JsonRpcMessage, RequestId } from '../protocol/jsonrpc.ts';
-import type { StreamEndedError } from '../protocol/errors.ts';
+import { PeerNotReadingError, type StreamEndedError } from '../protocol/errors.ts';
 import type { Era } from '../protocol/versions.ts';
 
 /** Frames above this many characters are refused with a FrameError (`oversized`). */
 export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A server request that arrives while more than this many bytes written to
+ * the server are unread drops the transport with PeerNotReadingError: the
+ * answers are the one thing a peer can make the client write, so they bound
+ * what it can make the client hold.
+ */
+export const DEFAULT_MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+
+/** Why an inbound frame ends the transport: a server request met with more than `maxBacklogBytes` unread; otherwise undefined. */
+export const unreadBacklog = (frame: ClassifiedFrame, backlogBytes: number, maxBacklogBytes: number): PeerNotReadingError | undefined =>
+  frame.kind === 'request' && backlogBytes > maxBacklogBytes ? new PeerNotReadingError(backlogBytes, maxBacklogBytes) : undefined;
 
 /** Which kind of channel a transport is: `memory` is the in-memory linked pair (in-memory.ts). */
 export type TransportKind = 'stdio' | 'http' | 'memory' | 'custom';

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
-import { NotConnectedError, TransportStartError } from '../../src/protocol/errors.ts';
+import { NotConnectedError, PeerNotReadingError, TransportStartError } from '../../src/protocol/errors.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { inMemoryTransport, type InMemoryClientTransport, type InMemoryServerEnd } from '../../src/transport/in-memory.ts';
 import { countedLinks } from '../fixtures/counted-links.ts';
@@ -58,6 +58,34 @@ describe('in-memory linked pair, transport level', () => {
     serverEnd!.stdout.write(`not json\n${'x'.repeat(100)}\n{"jsonrpc":"2.0","id":7,"result":{}}\n`);
     await events.response(7);
     expect(events.frames.map((frame) => (frame.kind === 'invalid' ? frame.error.problem : frame.kind))).toEqual(['unparseable', 'oversized', 'response']);
+  });
+
+  it('a server request that arrives while more than maxBacklogBytes written to the server are unread ends the link with PeerNotReadingError', async () => {
+    let serverEnd: InMemoryServerEnd | undefined;
+    const transport = inMemoryTransport((end) => void (serverEnd = end), { maxBacklogBytes: 1024 })();
+    transports.push(transport);
+    const events = new RecordingEvents();
+    await transport.start(events);
+    const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`;
+    // Below the limit a request is handed on; the server end never reads what the client writes.
+    serverEnd!.stdout.write(ping(1));
+    await events.next((frame) => frame.kind === 'request');
+    // 64 KiB: past what the link's two 16 KiB stream buffers hold, so at least 32 KiB stay unread however the ticks fall.
+    const sends: Promise<unknown>[] = [];
+    for (let i = 0; i < 4; i++) sends.push(transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(16 * 1024) } }));
+    serverEnd!.stdout.write(`${ping(2)}${ping(3)}`);
+    const closed = await events.whenClosed();
+    expect(closed.type).toBe('failed');
+    const cause = (closed as { cause: unknown }).cause;
+    expect(cause).toBeInstanceOf(PeerNotReadingError);
+    expect(cause).toMatchObject({ code: 'peer_not_reading', maxBacklogBytes: 1024 });
+    expect((cause as PeerNotReadingError).backlogBytes).toBeGreaterThan(1024);
+    // Neither the request that found the backlog nor anything after it was handed on.
+    expect(events.frames.filter((frame) => frame.kind === 'request')).toHaveLength(1);
+    expect(events.closures).toHaveLength(1);
+    // What the server never took is not written: the sends still waiting for it fail.
+    expect((await Promise.allSettled(sends)).map((send) => send.status)).toContain('rejected');
+    await expect(transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' })).rejects.toBeInstanceOf(NotConnectedError);
   });
 
   it('reports ended, once, when the server stops serving the end, and then refuses to send', async () => {
