@@ -4,9 +4,11 @@ export type { ClientEvent, ClientEventOf, ClientEventType, ClientState, ClientSt
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './client/connection.ts';
 export { DEFAULT_PROBE_TIMEOUT_MS } from './client/negotiation.ts';
 export {
+  DEFAULT_MAX_SERVER_REQUESTS_IN_FLIGHT,
   InvalidHandlerResultError,
   InvalidServerRequestParamsError,
   ServerRequestHandlerError,
+  ServerRequestRefusedError,
   UnknownServerRequestMethodError,
   type OnRequestOptions,
   type ServerRequestContext,

@@ -25,6 +25,12 @@ export interface ConnectionOptions {
    * (default 2 s). The probe's answer still counts after it; over HTTP and with `era: 'modern'` it does not apply.
    */
   probeTimeoutMs?: number;
+  /**
+   * Legacy server requests (`elicitation/create`, `sampling/createMessage`, `roots/list`) answered at once
+   * (default 256, DEFAULT_MAX_SERVER_REQUESTS_IN_FLIGHT); past it one is refused with -32000
+   * (`data.limit = 'maxServerRequestsInFlight'`) without running its handler, and reported (ServerRequestRefusedError).
+   */
+  maxServerRequestsInFlight?: number;
   /** `false` disables reconnection; otherwise overrides parts of DEFAULT_BACKOFF. */
   reconnect?: Partial<Backoff> | false;
   /**

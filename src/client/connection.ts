@@ -34,7 +34,7 @@ export class Connection implements ListenPort, ChildOwner {
   readonly router: InboundRouter;
   readonly relisten: RelistenPolicy | false;
   /** Handlers for the server's requests; their capabilities join the `capabilities` option at each negotiation. */
-  readonly serverRequests = new ServerRequestHandlers();
+  readonly serverRequests: ServerRequestHandlers;
   /** Drives the connection's and its streams' delays; the real timers when undefined. */
   readonly clock: Clock | undefined;
   readonly #options: Required<Pick<ConnectionOptions, 'era' | 'clientInfo' | 'capabilities' | 'requestTimeoutMs' | 'probeTimeoutMs'>>;
@@ -50,7 +50,8 @@ export class Connection implements ListenPort, ChildOwner {
   #closing: Promise<void> = Promise.resolve();
 
   constructor(options: ConnectionOptions) {
-    const serverRequests = this.serverRequests;
+    const serverRequests = new ServerRequestHandlers(options.maxServerRequestsInFlight);
+    this.serverRequests = serverRequests;
     this.#options = {
       era: options.era ?? 'auto',
       clientInfo: options.clientInfo ?? { name: 'mcp-actors', version: '0.1.0' },

@@ -81,6 +81,37 @@ export class InvalidServerRequestParamsError extends McpActorsError {
   }
 }
 
+/** Documented default of `maxServerRequestsInFlight`: legacy server requests a client answers at once. */
+export const DEFAULT_MAX_SERVER_REQUESTS_IN_FLIGHT = 256;
+
+/** JSON-RPC error code of a refusal for a limit (the server side's LimitExceeded). */
+const LIMIT_EXCEEDED = -32000;
+
+/**
+ * A legacy server request refused before its handler ran: its id is one a
+ * request still being answered has (`duplicate_id`, -32600 to the server), or
+ * `maxServerRequestsInFlight` are being answered already
+ * (`too_many_in_flight`, -32000 with `data.limit`).
+ */
+export class ServerRequestRefusedError extends McpActorsError {
+  override readonly name = 'ServerRequestRefusedError';
+  readonly code = 'server_request_refused';
+  constructor(
+    /** The refused request's method. */
+    readonly method: string,
+    /** Its id. */
+    readonly requestId: RequestId,
+    /** Why it was refused. */
+    readonly reason: 'duplicate_id' | 'too_many_in_flight',
+  ) {
+    super(
+      reason === 'duplicate_id'
+        ? `the server sent ${method} with id ${JSON.stringify(requestId)}, which a request still being answered has`
+        : `the server sent ${method} while maxServerRequestsInFlight of its requests were being answered`,
+    );
+  }
+}
+
 /** The outcome of asking a handler: its checked result, or why there is none. */
 export type HandlerOutcome =
   | { type: 'answered'; result: JsonObject }
@@ -98,6 +129,9 @@ export class ServerRequestHandlers {
   readonly #handlers = new Map<ServerRequestMethod, Registered>();
   /** Legacy server requests being answered, by the server's request id. */
   readonly #inFlight = new Map<RequestId, AbortController>();
+
+  /** `maxInFlight`: how many legacy server requests are answered at once; the next is refused until one is done. */
+  constructor(private readonly maxInFlight = DEFAULT_MAX_SERVER_REQUESTS_IN_FLIGHT) {}
 
   /**
    * Registers `handler` for `method`, replacing any earlier one; returns its removal
@@ -142,13 +176,28 @@ export class ServerRequestHandlers {
   /**
    * Answers a server's JSON-RPC request with `reply`. Failures are reported
    * (the handler's, not the server's fault); a cancelled request gets no answer.
+   * A request whose id is still being answered, or one past `maxInFlight`,
+   * is refused without running its handler (ServerRequestRefusedError, reported):
+   * a server cannot make the client run handlers without end, nor lose track of one.
    */
   answer(request: JsonRpcRequest, era: Era, reply: (message: JsonRpcMessage) => Promise<void>, report: (error: Error) => void): void {
     const { id, method } = request;
-    const send = (body: { result: JsonObject } | { error: { code: number; message: string } }) =>
+    const send = (body: { result: JsonObject } | { error: { code: number; message: string; data?: JsonObject } }) =>
       reply({ jsonrpc: '2.0', id, ...body } as JsonRpcMessage).catch(report);
     if (!this.has(method)) {
       void send({ error: { code: ErrorCode.MethodNotFound, message: `client does not offer ${method}` } });
+      return;
+    }
+    const refusal = this.#inFlight.has(id) ? 'duplicate_id' : this.#inFlight.size >= this.maxInFlight ? 'too_many_in_flight' : undefined;
+    if (refusal !== undefined) {
+      const error = new ServerRequestRefusedError(method, id, refusal);
+      report(error);
+      void send({
+        error:
+          refusal === 'duplicate_id'
+            ? { code: ErrorCode.InvalidRequest, message: error.message }
+            : { code: LIMIT_EXCEEDED, message: error.message, data: { limit: 'maxServerRequestsInFlight', max: this.maxInFlight } },
+      });
       return;
     }
     const controller = new AbortController();

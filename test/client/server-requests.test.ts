@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { InputHandlerMissingError, InputRoundsExceededError, MalformedInputRequiredError } from '../../src/client/input-required.ts';
-import { InvalidHandlerResultError, UnknownServerRequestMethodError, type ServerRequestContext } from '../../src/client/server-requests.ts';
+import { InvalidHandlerResultError, ServerRequestRefusedError, UnknownServerRequestMethodError, type ServerRequestContext } from '../../src/client/server-requests.ts';
 import type { ServerRequestMethod } from '../../src/client/server-request-types.ts';
 import { RequestAbortedError } from '../../src/protocol/errors.ts';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
@@ -22,16 +22,18 @@ type Message = JsonObject & { id?: number | string; method?: string; params?: Js
 
 /** A scripted peer: `answer` gets each request the client sends (negotiation aside) and returns the result to send, or undefined for none. */
 function scriptedPeer(era: 'modern' | 'legacy', answer: (message: Message, peer: Peer) => JsonObject | undefined) {
-  const waiters = new Map<unknown, (message: Message) => void>();
   const responses: Message[] = [];
+  /** The `nth` response for `id`, if it has arrived. */
+  const nthResponse = (id: unknown, nth: number) => responses.filter((message) => message.id === id)[nth - 1];
+  let waiters: { id: unknown; nth: number; resolve: (message: Message) => void }[] = [];
   const peer: Peer = {
     received: [],
     write: () => {},
-    response: (id) =>
+    response: (id, nth = 1) =>
       new Promise((resolve) => {
-        const seen = responses.find((message) => message.id === id);
+        const seen = nthResponse(id, nth);
         if (seen) resolve(seen);
-        else waiters.set(id, resolve);
+        else waiters.push({ id, nth, resolve });
       }),
   };
   const transport = inMemoryTransport((end) => {
@@ -40,7 +42,12 @@ function scriptedPeer(era: 'modern' | 'legacy', answer: (message: Message, peer:
       const message = JSON.parse(line) as Message;
       if (message.method === undefined) {
         responses.push(message);
-        return waiters.get(message.id)?.(message);
+        waiters = waiters.filter((waiter) => {
+          const seen = nthResponse(waiter.id, waiter.nth);
+          if (seen) waiter.resolve(seen);
+          return !seen;
+        });
+        return;
       }
       peer.received.push(message);
       if (message.id === undefined) return;
@@ -62,8 +69,8 @@ function scriptedPeer(era: 'modern' | 'legacy', answer: (message: Message, peer:
 interface Peer {
   received: Message[];
   write(message: JsonObject): void;
-  /** Resolves with the client's response to the peer's request `id`. */
-  response(id: unknown): Promise<Message>;
+  /** Resolves with the client's response to the peer's request `id` (its `nth` response to that id, the first by default). */
+  response(id: unknown, nth?: number): Promise<Message>;
 }
 
 const clients: McpClient[] = [];
@@ -71,7 +78,11 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
-function connected(era: 'modern' | 'legacy', transport: ReturnType<typeof scriptedPeer>['transport'], options: { maxInputRounds?: number } = {}) {
+function connected(
+  era: 'modern' | 'legacy',
+  transport: ReturnType<typeof scriptedPeer>['transport'],
+  options: { maxInputRounds?: number; maxServerRequestsInFlight?: number } = {},
+) {
   const client = createClient({ transport, era, reconnect: false, ...options });
   clients.push(client);
   return client;
@@ -239,5 +250,63 @@ describe('server requests (legacy era)', () => {
     peer.write({ id: 'srv-1', method: 'sampling/createMessage', params: { messages: [], maxTokens: 3 } });
     expect((await peer.response('srv-1')).error).toMatchObject({ code: -32601 });
     expect(() => client.onRequest('tools/call' as 'roots/list', () => ({ roots: [] }))).toThrow(UnknownServerRequestMethodError);
+  });
+
+  /** A `roots/list` handler whose answers wait until the test releases them; call n answers with `file:///root-n`. */
+  function heldRoots(client: McpClient) {
+    const held: (() => void)[] = [];
+    let calls = 0;
+    let onCall = () => {};
+    client.onRequest('roots/list', async () => {
+      const call = ++calls;
+      onCall();
+      await new Promise<void>((resolve) => held.push(resolve));
+      return { roots: [{ uri: `file:///root-${call}` }] };
+    });
+    /** Resolves once the handler has been called `count` times. */
+    const called = (count: number) =>
+      new Promise<void>((resolve) => {
+        onCall = () => calls >= count && resolve();
+        onCall();
+      });
+    return { held, calls: () => calls, called };
+  }
+
+  it('refuses a request whose id is still being answered with -32600, runs no handler for it, and still answers the first', async () => {
+    const { peer, transport } = scriptedPeer('legacy', () => ({}));
+    const client = connected('legacy', transport);
+    const errors: Error[] = [];
+    client.onError((error) => errors.push(error));
+    const roots = heldRoots(client);
+    await client.connect();
+    peer.write({ id: 'srv-1', method: 'roots/list' });
+    peer.write({ id: 'srv-1', method: 'roots/list' });
+    expect((await peer.response('srv-1')).error).toMatchObject({ code: -32600 });
+    expect(roots.calls()).toBe(1);
+    expect(errors).toEqual([expect.any(ServerRequestRefusedError)]);
+    expect(errors[0]).toMatchObject({ code: 'server_request_refused', reason: 'duplicate_id', method: 'roots/list', requestId: 'srv-1' });
+    roots.held.shift()!();
+    expect((await peer.response('srv-1', 2)).result).toEqual({ roots: [{ uri: 'file:///root-1' }] });
+    expect(roots.calls()).toBe(1);
+  });
+
+  it('refuses past maxServerRequestsInFlight with -32000 naming the limit, runs no handler for it, and answers again once one is done', async () => {
+    const { peer, transport } = scriptedPeer('legacy', () => ({}));
+    const client = connected('legacy', transport, { maxServerRequestsInFlight: 2 });
+    const errors: Error[] = [];
+    client.onError((error) => errors.push(error));
+    const roots = heldRoots(client);
+    await client.connect();
+    for (const id of ['srv-1', 'srv-2', 'srv-3']) peer.write({ id, method: 'roots/list' });
+    expect((await peer.response('srv-3')).error).toMatchObject({ code: -32000, data: { limit: 'maxServerRequestsInFlight', max: 2 } });
+    expect(roots.calls()).toBe(2);
+    expect(errors).toEqual([expect.objectContaining({ code: 'server_request_refused', reason: 'too_many_in_flight', requestId: 'srv-3' })]);
+    roots.held.shift()!();
+    expect((await peer.response('srv-1')).result).toEqual({ roots: [{ uri: 'file:///root-1' }] });
+    peer.write({ id: 'srv-4', method: 'roots/list' });
+    await roots.called(3);
+    for (const release of roots.held.splice(0)) release();
+    expect((await peer.response('srv-4')).result).toEqual({ roots: [{ uri: 'file:///root-3' }] });
+    expect((await peer.response('srv-2')).result).toEqual({ roots: [{ uri: 'file:///root-2' }] });
   });
 });
