@@ -34,7 +34,8 @@ export async function collectPages(
     const result = await fetchPage(LIST_METHODS[list], cursor === undefined ? {} : { cursor });
     onPage?.(result);
     const found = result[list];
-    if (Array.isArray(found)) items.push(...(found as JsonObject[]));
+    // One by one: spreading a page of some 150,000 items into push() overflows the call stack.
+    if (Array.isArray(found)) for (const item of found as JsonObject[]) items.push(item);
     cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
     if (cursor === undefined) return items;
   }

@@ -24,14 +24,12 @@ const MARKER = 'x-mcp-header';
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Every string `x-mcp-header` reachable through `properties` keys, with its property path; no validation. */
-export function markedParameters(schema: JsonObject, path: string[] = []): MarkedParameter[] {
-  const found: MarkedParameter[] = [];
+export function markedParameters(schema: JsonObject, path: string[] = [], found: MarkedParameter[] = []): MarkedParameter[] {
   const marker = schema[MARKER];
   if (typeof marker === 'string' && path.length > 0) found.push({ header: marker, path });
   if (isObject(schema.properties)) {
-    for (const [key, child] of Object.entries(schema.properties)) {
-      if (isObject(child)) found.push(...markedParameters(child, [...path, key]));
-    }
+    // Into one list: spreading a subtree's marks into push() overflows the call stack past some 150,000 of them.
+    for (const [key, child] of Object.entries(schema.properties)) if (isObject(child)) markedParameters(child, [...path, key], found);
   }
   return found;
 }

@@ -87,6 +87,14 @@ describe('results that lack what MCP defines', () => {
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'ok', 'x-extra': true }], structuredContent: [1, 2], extra: 'kept' });
   });
 
+  it('a page of 160,000 resources is listed whole (past where spreading it into push() overflows the call stack)', async () => {
+    const client = await scripted();
+    await answer(client, 'resources/list', { resources: Array.from({ length: 160_000 }, () => ({ uri: 'u', name: 'n' })) });
+    const resources = await client.listResources();
+    expect(resources).toHaveLength(160_000);
+    expect(resources.at(-1)).toEqual({ uri: 'u', name: 'n' });
+  });
+
   it.each(['modern', 'legacy'] as const)('a serverInfo without a version fails the negotiation (%s)', async (era) => {
     const client = createClient({ transport: scriptedMemory(['--era', era, '--server-info', '{"name":"versionless"}']), reconnect: false });
     clients.push(client);

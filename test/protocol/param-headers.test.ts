@@ -67,6 +67,13 @@ describe('markedParameters (the server: no validation)', () => {
     const schema = schemaWith({ a: { type: 'number', 'x-mcp-header': 'A' }, b: { type: 'string', 'x-mcp-header': 5 }, c: { type: 'array', items: { 'x-mcp-header': 'C' } } });
     expect(markedParameters(schema)).toEqual([{ header: 'A', path: ['a'] }]);
   });
+
+  it('lists 200,000 marks under one property (as a peer’s tools/list may carry) without overflowing the stack', () => {
+    const inner = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`p${i}`, { type: 'string', 'x-mcp-header': `H${i}` }]));
+    const marks = markedParameters(schemaWith({ outer: { type: 'object', properties: inner } }));
+    expect(marks).toHaveLength(200_000);
+    expect(marks.at(-1)).toEqual({ header: 'H199999', path: ['outer', 'p199999'] });
+  });
 });
 
 describe('valueAtPath', () => {
