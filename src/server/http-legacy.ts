@@ -94,6 +94,10 @@ export class LegacyHttpSessions {
       return sendStatus(res, 202);
     }
     const key = requestKey(message.id);
+    // A second request under the id of one still being answered would take over its cancel; refused as over stdio.
+    if (record.inflight.has(key)) {
+      return sendJson(res, 400, errorFrame(message.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(message.id)} is already in use`)));
+    }
     const controller = new AbortController();
     record.inflight.set(key, controller);
     const name = `p${++record.posts}`;

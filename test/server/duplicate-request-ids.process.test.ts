@@ -1,0 +1,87 @@
+/**
+ * A client that reuses the id of a request still being answered gets
+ * -32600 for the second, and the first keeps its id: it is still answered,
+ * and `notifications/cancelled` for that id still reaches its handler. Over
+ * stdio and over legacy HTTP (a session's requests share one id space). The
+ * peers are scripted: the official client never reuses an id on cue.
+ */
+import { PassThrough } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpServer } from '../../src/server/index.ts';
+import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { RawLegacySession } from './raw-http-peer.ts';
+import { modernMeta, type Message } from './raw-stdio-peer.ts';
+
+let server: McpServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A server with `hold`, a tool whose calls wait until their signal aborts; `started` resolves at the first call. */
+function holdingServer() {
+  server = buildFixtureServer();
+  let calls = 0;
+  let markStarted!: () => void;
+  let markAborted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const aborted = new Promise<void>((resolve) => (markAborted = resolve));
+  server.defineTool('hold', { description: 'Waits for its cancel', inputSchema: { type: 'object' } }, async (_args, context) => {
+    calls++;
+    markStarted();
+    await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+    markAborted();
+    return { content: [] };
+  });
+  return { server, started, aborted, calls: () => calls };
+}
+
+describe('a request id already in use', () => {
+  it('stdio: is refused with -32600, and the first request keeps its id and its cancel', async () => {
+    const { server, started, aborted, calls } = holdingServer();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    server.serveStdio({ stdin, stdout });
+    const received: Message[] = [];
+    const waiters: (() => void)[] = [];
+    createInterface({ input: stdout }).on('line', (line) => {
+      received.push(JSON.parse(line) as Message);
+      for (const waiter of waiters.splice(0)) waiter();
+    });
+    const next = async (match: (message: Message) => boolean): Promise<Message> => {
+      for (;;) {
+        const seen = received.find(match);
+        if (seen) return seen;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hold', arguments: {}, _meta: modernMeta() } };
+    stdin.write(`${JSON.stringify(call)}\n`);
+    await started;
+    stdin.write(`${JSON.stringify(call)}\n`);
+    const refused = await next((message) => message.id === 7 && message.error !== undefined);
+    expect(refused.error).toMatchObject({ code: -32600, message: expect.stringContaining('already in use') });
+    expect(calls()).toBe(1);
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, _meta: modernMeta() } })}\n`);
+    await aborted;
+    stdin.end();
+  });
+
+  it('legacy HTTP: is refused with HTTP 400 and -32600, and the first request keeps its id and its cancel', async () => {
+    const { server, started, aborted, calls } = holdingServer();
+    const { url } = await server.listenHttp({ port: 0 });
+    const session = await RawLegacySession.open(url);
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hold', arguments: {} } };
+    const first = session.post(call);
+    await started;
+    const second = await session.post(call);
+    await second.ended;
+    expect(second.response.status).toBe(400);
+    expect(second.messages).toEqual([expect.objectContaining({ id: 7, error: expect.objectContaining({ code: -32600, message: expect.stringContaining('already in use') }) })]);
+    expect(calls()).toBe(1);
+    await (await session.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } })).ended;
+    await aborted;
+    await (await first).ended.catch(() => {});
+  });
+});
