@@ -271,10 +271,19 @@ export class Connection implements ListenPort, ChildOwner {
     if (!this.#listenRoutes.streamEnded(id, error)) this.#pending.fail(id, error);
   }
 
-  /** `ping` is answered here; the rest by the registered handlers (server-requests.ts), on the transport that asked. */
+  /**
+   * `ping` is answered here; the rest by the registered handlers (server-requests.ts), on the transport that asked.
+   * An answer that transport could not take before it was dropped is not reported: the connection's own
+   * `connection.lost` says why, once, where a server that flooded before being dropped would leave thousands.
+   */
   #answerPeerRequest(request: JsonRpcRequest): void {
     const transport = this.#transport;
-    const reply = (message: JsonRpcMessage) => (this.#transport === transport ? this.#transmit(message, transport) : Promise.resolve());
+    const reply = (message: JsonRpcMessage) =>
+      this.#transport === transport
+        ? this.#transmit(message, transport).catch((error: unknown) => {
+            if (this.#transport === transport) throw error;
+          })
+        : Promise.resolve();
     if (request.method !== 'ping') return this.serverRequests.answer(request, this.era ?? 'legacy', reply, (error) => this.#report(error));
     reply({ jsonrpc: '2.0', id: request.id, result: {} }).catch((error: unknown) => this.#report(error as Error));
   }
