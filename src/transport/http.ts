@@ -171,17 +171,19 @@ class HttpClientTransport implements ClientTransport {
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    if (isRequest(message)) return this.sendNow(message);
+    const body = JSON.stringify(message);
+    if (isRequest(message)) return this.sendNow(message, body);
     // An answer or a notification counts toward the backlog from when it is handed over until the server took it.
-    const cost = Buffer.byteLength(JSON.stringify(message)) + POST_COST_BYTES;
+    const cost = Buffer.byteLength(body) + POST_COST_BYTES;
     this.backlogBytes += cost;
-    const sent = this.sendNow(message);
+    const sent = this.sendNow(message, body);
     const taken = () => void (this.backlogBytes -= cost);
     sent.then(taken, taken);
     return sent;
   }
 
-  private async sendNow(message: JsonRpcMessage): Promise<void> {
+  /** Posts `message` (serialized as `body`) and, for a request, reads its response in the background. */
+  private async sendNow(message: JsonRpcMessage, body: string): Promise<void> {
     const endpoint = this.endpoint;
     if (this.phase !== 'open' || endpoint === undefined) {
       throw new NotConnectedError(this.phase === 'new' ? 'not started' : this.phase, 'method' in message ? message.method : undefined);
@@ -194,7 +196,7 @@ class HttpClientTransport implements ClientTransport {
     for (let retries = 0; ; retries++) {
       try {
         this.bearer = await this.auth?.token();
-        response = await this.post(endpoint, message, controller, request !== undefined);
+        response = await this.post(endpoint, message, body, controller, request !== undefined);
       } catch (error) {
         this.untrack(controller, request?.id);
         if (!controller.signal.aborted) this.fail(error);
@@ -227,8 +229,8 @@ class HttpClientTransport implements ClientTransport {
   }
 
   /** One POST of `message`, with the headers of the era and the current bearer token. */
-  private post(endpoint: URL, message: JsonRpcMessage, controller: AbortController, isRequest: boolean): Promise<Response> {
-    const init = { method: 'POST', headers: this.postHeaders(message), body: JSON.stringify(message), signal: controller.signal };
+  private post(endpoint: URL, message: JsonRpcMessage, body: string, controller: AbortController, isRequest: boolean): Promise<Response> {
+    const init = { method: 'POST', headers: this.postHeaders(message), body, signal: controller.signal };
     return this.fetch(endpoint, init).catch((error: unknown) => {
       // A keep-alive socket the server closed while idle fails the next POST on it ("other side closed").
       // A response or a notification may reach the server twice without harm: it goes again, once, on a
