@@ -213,7 +213,12 @@ export class Connection implements ListenPort, ChildOwner {
   /** Everything the client sends goes this way (outbound.ts), on the current transport unless told which. */
   #transmit(message: JsonRpcMessage, transport: ClientTransport | undefined = this.#transport): Promise<void> {
     if (!transport) return Promise.reject(new NotConnectedError(this.stateName(), 'method' in message ? message.method : undefined));
-    return this.#outbound.send(message, transport);
+    try {
+      return this.#outbound.send(message, transport);
+    } catch (error) {
+      // A transport that throws instead of rejecting fails the one message, as a rejection does.
+      return Promise.reject(error);
+    }
   }
 
   #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {

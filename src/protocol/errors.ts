@@ -114,6 +114,15 @@ export class PeerNotReadingError extends McpActorsError {
   }
 }
 
+/** A message that JSON cannot carry (a BigInt, a cycle in its params): it is not sent, and only its own request fails. */
+export class UnserializableMessageError extends McpActorsError {
+  override readonly name = 'UnserializableMessageError';
+  readonly code = 'unserializable_message';
+  constructor(/** The message's method; undefined for a response. */ readonly method: string | undefined, cause: unknown) {
+    super(`${method ?? 'a response'} cannot be sent as JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 /** An operation that belongs to the other era: `listen` on legacy, listeners on modern. */
 export class WrongEraError extends McpActorsError {
   override readonly name = 'WrongEraError';

@@ -52,6 +52,8 @@ export class ClientRequests {
     // Our own prefix keeps these ids apart from any the client uses for its requests.
     const id = `mcp-actors-${this.sent}`;
     const key = requestKey(id);
+    // Serialized first: params JSON cannot carry fail the ask before anything is started for it.
+    const frame = JSON.stringify({ jsonrpc: '2.0', id, method, params });
     const actor = createActor(clientRequestMachine, { input: { timeoutMs: this.timeoutMs } });
     this.pending.set(key, actor);
     const onAbort = () => actor.send({ type: 'asker.cancelled', reason: signal.reason });
@@ -59,7 +61,7 @@ export class ClientRequests {
     actor.start();
     let outcome: ClientRequestOutcome;
     try {
-      void channel.notify(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      void channel.notify(frame);
       outcome = await toPromise(actor);
     } finally {
       signal.removeEventListener('abort', onAbort);

@@ -1,7 +1,7 @@
 /** What answering one request came to, for the transport to write. */
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
-import type { WireError } from './errors.ts';
+import { InternalFailure, type WireError } from './errors.ts';
 
 export type Outcome =
   | { kind: 'result'; result: JsonObject }
@@ -9,7 +9,26 @@ export type Outcome =
   /** A valid `subscriptions/listen`: the transport opens the stream with this honored filter. */
   | { kind: 'listen'; honored: NotificationFilter };
 
-export const resultFrame = (id: RequestId, result: JsonObject): string => JSON.stringify({ jsonrpc: '2.0', id, result });
+/**
+ * The response frame of a result. A result JSON cannot carry (a handler returned a BigInt or a cycle) is answered
+ * with -32603 saying so instead: thrown here, it would end the process the server runs in, every client with it.
+ */
+export function resultFrame(id: RequestId, result: JsonObject): string {
+  try {
+    return JSON.stringify({ jsonrpc: '2.0', id, result });
+  } catch (cause) {
+    return errorFrame(id, new InternalFailure(`Internal error: the result cannot be sent as JSON: ${describe(cause)}`, { cause }));
+  }
+}
 
-export const errorFrame = (id: RequestId | null, error: WireError): string =>
-  JSON.stringify({ jsonrpc: '2.0', id, error: error.toJson() });
+/** The response frame of an error; one whose `data` JSON cannot carry goes without its `data`. */
+export function errorFrame(id: RequestId | null, error: WireError): string {
+  const body = error.toJson();
+  try {
+    return JSON.stringify({ jsonrpc: '2.0', id, error: body });
+  } catch {
+    return JSON.stringify({ jsonrpc: '2.0', id, error: { code: body.code, message: String(body.message) } });
+  }
+}
+
+const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));

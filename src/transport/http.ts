@@ -61,6 +61,7 @@ import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
   DEFAULT_MAX_BACKLOG_BYTES,
   DEFAULT_MAX_FRAME_BYTES,
+  serializeMessage,
   unreadBacklog,
   type ClientTransport,
   type TransportClosedInfo,
@@ -171,7 +172,12 @@ class HttpClientTransport implements ClientTransport {
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    const body = JSON.stringify(message);
+    let body: string;
+    try {
+      body = serializeMessage(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (isRequest(message)) return this.sendNow(message, body);
     // An answer or a notification counts toward the backlog from when it is handed over until the server took it.
     const cost = Buffer.byteLength(body) + POST_COST_BYTES;

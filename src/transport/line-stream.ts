@@ -7,6 +7,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { FrameError, parseFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import { serializeMessage } from './transport.ts';
 import { LineSplitter } from './line-splitter.ts';
 import type { TransportEvents } from './transport.ts';
 
@@ -47,7 +48,13 @@ export class LineWriter {
       output.cork();
       process.nextTick(() => output.uncork());
     }
-    if (output.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
+    let line: string;
+    try {
+      line = `${serializeMessage(message)}\n`;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (output.write(line)) return Promise.resolve();
     this.drained ??= new Promise<void>((resolve, reject) => {
       const settle = (error?: Error) => {
         output.off('drain', onDrain);

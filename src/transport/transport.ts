@@ -5,7 +5,7 @@
  * attempt, so a transport is started once and closed once.
  */
 import type { ClassifiedFrame, JsonRpcMessage, RequestId } from '../protocol/jsonrpc.ts';
-import { PeerNotReadingError, type StreamEndedError } from '../protocol/errors.ts';
+import { PeerNotReadingError, UnserializableMessageError, type StreamEndedError } from '../protocol/errors.ts';
 import type { Era } from '../protocol/versions.ts';
 
 /** Frames above this many characters are refused with a FrameError (`oversized`). */
@@ -18,6 +18,15 @@ export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
  * what it can make the client hold.
  */
 export const DEFAULT_MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+
+/** `message` as JSON text; UnserializableMessageError when JSON cannot carry it (a BigInt, a cycle). */
+export function serializeMessage(message: JsonRpcMessage): string {
+  try {
+    return JSON.stringify(message);
+  } catch (cause) {
+    throw new UnserializableMessageError('method' in message ? message.method : undefined, cause);
+  }
+}
 
 /** Why an inbound frame ends the transport: a server request met with more than `maxBacklogBytes` unread; otherwise undefined. */
 export const unreadBacklog = (frame: ClassifiedFrame, backlogBytes: number, maxBacklogBytes: number): PeerNotReadingError | undefined =>

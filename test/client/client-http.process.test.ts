@@ -10,6 +10,7 @@ import {
   NegotiationError,
   RequestAbortedError,
   RequestTimeoutError,
+  UnserializableMessageError,
 } from '../../src/protocol/errors.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import { nextEvent, recordEvents } from '../fixtures/client-events.ts';
@@ -102,6 +103,17 @@ describe('client over loopback HTTP', () => {
 
   for (const { kind, era } of cases) {
     describe(`${kind} server (${era})`, () => {
+      it('a call whose arguments JSON cannot carry rejects with UnserializableMessageError, and the connection stays', async () => {
+        const client = connectTo(await shared(kind));
+        const events = recordEvents(client);
+        await client.connect();
+        const failure = await client.callTool('echo', { text: 1n as unknown as string }).catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(UnserializableMessageError);
+        expect(failure).toMatchObject({ method: 'tools/call' });
+        expect(await client.callTool('echo', { text: 'after' })).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('after') }] });
+        expect(events.map((event) => event.type)).toEqual(['connection.ready']);
+      });
+
       it('lists and calls', async () => {
         const client = connectTo(await shared(kind));
         await client.connect();
