@@ -260,6 +260,8 @@ export class Connection implements ListenPort, ChildOwner {
           return this.#answerPeerRequest(frame.message);
         case 'invalid':
           for (const listener of this.#unreadableListeners) listener(frame.error.frame ?? frame.error.message);
+          // A response too large to read fails its own request at once, rather than leaving it to time out.
+          if (frame.error.responseId !== undefined) this.#pending.fail(frame.error.responseId, frame.error);
           return this.#report(frame.error);
       }
     } catch (error) {

@@ -92,14 +92,38 @@ export class FrameError extends McpActorsError {
     message: string,
     /** The start of the refused frame, for the log. */
     readonly frame?: string,
-    options?: { cause?: unknown; requestId?: RequestId },
+    options?: { cause?: unknown; requestId?: RequestId; responseId?: RequestId },
   ) {
     super(message, options);
     if (options?.requestId !== undefined) this.requestId = options.requestId;
+    if (options?.responseId !== undefined) this.responseId = options.responseId;
   }
 
   /** The id of a request refused for its shape, when it could be read: its error response names it. */
   readonly requestId?: RequestId;
+  /** The id of the response an `oversized` frame was, when its first or last bytes name it: that request fails with this error. */
+  readonly responseId?: RequestId;
+}
+
+const ID_VALUE = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** `{"id":…` or `{"jsonrpc":"2.0","id":…` at the start of a frame. */
+const ID_FIRST = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + ID_VALUE);
+/** `,"id":…}` or `,"id":…,"jsonrpc":"2.0"}` at the end: the closing brace is the frame's own, so the key is top-level. */
+const ID_LAST = new RegExp(String.raw`,\s*"id"\s*:\s*` + ID_VALUE + String.raw`\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`);
+
+/**
+ * The id a frame too large to parse names at either end, as a response does (our server writes it first, the
+ * official SDKs last); undefined when neither end shows one.
+ */
+export function idAtEnds(head: string, tail: string): RequestId | undefined {
+  const match = ID_FIRST.exec(head) ?? ID_LAST.exec(tail);
+  if (!match) return undefined;
+  try {
+    const id = JSON.parse(match[1]!) as unknown;
+    return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export type ClassifiedFrame =

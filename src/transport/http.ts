@@ -46,7 +46,7 @@ import {
   StreamEndedError,
   TransportStartError,
 } from '../protocol/errors.ts';
-import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
+import type { ClassifiedFrame, FrameError, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { authHooks, type AuthHook } from './auth/http-hook.ts';
 import type { Fetch } from './auth/discovery.ts';
@@ -283,8 +283,11 @@ class HttpClientTransport implements ClientTransport {
   private async readResponse(response: Response, request: JsonRpcRequest, controller: AbortController): Promise<void> {
     const { id } = request;
     let answered = false;
+    /** What the stream held instead of an answer (a frame too large, say): why it ended unanswered. */
+    let refused: FrameError | undefined;
     const deliver = (frame: ClassifiedFrame): FrameVerdict => {
       if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
+      if (frame.kind === 'invalid') refused = frame.error;
       if (frame.kind === 'response' && frame.message.id === id) {
         answered = true;
         if (this.protocol.era === 'legacy') this.session.noteFrame(frame, this.protocol.version);
@@ -311,7 +314,7 @@ class HttpClientTransport implements ClientTransport {
     }
     this.untrack(controller, id);
     if (!answered && !controller.signal.aborted && this.phase === 'open') {
-      this.events?.requestStreamEnded(id, new StreamEndedError(id, { cause }));
+      this.events?.requestStreamEnded(id, new StreamEndedError(id, { cause: cause ?? refused }));
     }
   }
 

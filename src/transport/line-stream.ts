@@ -6,7 +6,7 @@
  * shared wait for `drain` when the stream is full.
  */
 import type { Readable, Writable } from 'node:stream';
-import { FrameError, parseFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import { FrameError, idAtEnds, parseFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { serializeMessage } from './transport.ts';
 import { LineSplitter } from './line-splitter.ts';
 import type { TransportEvents } from './transport.ts';
@@ -15,11 +15,11 @@ import type { TransportEvents } from './transport.ts';
 export function readFrames(input: Readable, maxFrameBytes: number, onFrame: TransportEvents['frame'], onEnd: () => void = () => {}): void {
   const splitter = new LineSplitter(maxFrameBytes, {
     line: (text) => onFrame(parseFrame(text, maxFrameBytes)),
-    oversized: (head, limit) =>
-      onFrame({
-        kind: 'invalid',
-        error: new FrameError('oversized', `line exceeds the ${limit} byte limit; dropped up to the next newline`, head),
-      }),
+    oversized: (head, tail, limit) => {
+      const responseId = idAtEnds(head, tail);
+      const message = `line exceeds the ${limit} byte limit (maxFrameBytes); dropped`;
+      onFrame({ kind: 'invalid', error: new FrameError('oversized', message, head, responseId === undefined ? {} : { responseId }) });
+    },
   });
   input.on('data', (chunk: Buffer) => splitter.push(chunk));
   input.on('end', () => {

@@ -4,10 +4,10 @@ import { LineSplitter } from '../../src/transport/line-splitter.ts';
 
 function collect(maxLineBytes = 1024) {
   const lines: string[] = [];
-  const oversized: string[] = [];
+  const oversized: { head: string; tail: string }[] = [];
   const splitter = new LineSplitter(maxLineBytes, {
     line: (text) => lines.push(text),
-    oversized: (head) => oversized.push(head),
+    oversized: (head, tail) => oversized.push({ head, tail }),
   });
   return { splitter, lines, oversized };
 }
@@ -56,7 +56,7 @@ describe('LineSplitter', () => {
   it('reports a line over the limit inside one chunk once and keeps going', () => {
     const { splitter, lines, oversized } = collect(10);
     splitter.push(bytes(`${'x'.repeat(11)}\nok\n`));
-    expect(oversized).toEqual(['x'.repeat(11)]);
+    expect(oversized).toEqual([{ head: 'x'.repeat(11), tail: 'x'.repeat(11) }]);
     expect(lines).toEqual(['ok']);
   });
 
@@ -74,9 +74,30 @@ describe('LineSplitter', () => {
     for (let i = 0; i < 50; i += 1) splitter.push(bytes('y'.repeat(1000)));
     splitter.push(bytes('"}\nafter\n'));
     expect(oversized).toHaveLength(1);
-    expect(oversized[0]).toMatch(/^\{"head":"y+$/);
-    expect(oversized[0]!.length).toBeLessThanOrEqual(200);
+    expect(oversized[0]!.head).toMatch(/^\{"head":"y+$/);
+    expect(oversized[0]!.head.length).toBeLessThanOrEqual(200);
+    expect(oversized[0]!.tail).toMatch(/^y+"\}$/);
+    expect(oversized[0]!.tail.length).toBeLessThanOrEqual(200);
     expect(lines).toEqual(['after']);
+  });
+
+  it('reports a dropped line once it ends, with its last bytes however the chunks fall (a response names its id there)', () => {
+    const line = `{"result":{"text":"${'z'.repeat(5000)}"},"jsonrpc":"2.0","id":42}`;
+    for (const size of [1, 7, 199, 200, 201, 4096]) {
+      const { splitter, lines, oversized } = collect(1000);
+      const whole = bytes(`${line}\r\nnext\n`);
+      for (let at = 0; at < whole.length; at += size) splitter.push(whole.subarray(at, at + size));
+      expect(oversized).toEqual([{ head: line.slice(0, 200), tail: line.slice(-200) }]);
+      expect(lines).toEqual(['next']);
+    }
+  });
+
+  it('reports a line still being dropped when the stream ends', () => {
+    const { splitter, oversized } = collect(10);
+    splitter.push(bytes('x'.repeat(50)));
+    expect(oversized).toEqual([]);
+    splitter.end();
+    expect(oversized).toEqual([{ head: 'x'.repeat(50), tail: 'x'.repeat(50) }]);
   });
 
   it('emits an unterminated last line when the stream ends', () => {
