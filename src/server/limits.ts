@@ -22,7 +22,8 @@
  *   'slow_consumer'`, `data.exceeded = 'events' | 'bytes'`), a legacy session
  *   is closed.
  * - `maxBodyBytes` (default 4 MiB): one stdio line or one HTTP POST body;
- *   larger is -32700 on stdio and HTTP 413 on HTTP.
+ *   larger is -32700 on stdio (under the request's id when either end of the
+ *   line names it) and HTTP 413 on HTTP.
  * - `maxSessions` (default 1,000): legacy HTTP sessions; past it
  *   `initialize` gets HTTP 503 with a -32000 error.
  * - `sessionIdleMs` (default 600,000, ten minutes): a legacy HTTP session

@@ -15,7 +15,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Era } from '../../machines/era.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
-import { parseFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
+import { idAtEnds, parseFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
 import type { ServerCore } from './core.ts';
 import { eraOfOpening } from './envelope.ts';
 import { InvalidRequestError, LimitExceededError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
@@ -117,7 +117,9 @@ export class StdioConnection implements StdioConnectionHandle {
     if (this.ended) return; // the rest of a chunk read before the connection closed
     if (event.type === 'oversized') {
       const limit = this.core.limits.maxBodyBytes;
-      this.outbox.answer(errorFrame(null, new ParseFailure(`Parse error: frame of ${event.length} characters exceeds the ${limit} limit`)));
+      // Answered under the request's id when an end of the line names one, so its client fails it at once.
+      const id = idAtEnds(event.head, event.tail) ?? null;
+      this.outbox.answer(errorFrame(id, new ParseFailure(`Parse error: frame of ${event.length} characters exceeds the ${limit} limit`)));
       return;
     }
     if (event.text.trim() === '') return;

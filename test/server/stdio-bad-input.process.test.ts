@@ -52,16 +52,22 @@ describe('bad input over stdio', () => {
     expect((await p.response('l')).error?.code).toBe(ErrorCode.InvalidRequest);
   });
 
-  it('refuses an oversized frame without buffering it whole', async () => {
+  it('refuses an oversized frame without buffering it whole, under its id when either end of the line names it', async () => {
     const p = start(['--max-body', '1024']);
-    p.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: modernMeta(), name: 'echo', arguments: { text: 'x'.repeat(5000) } } }));
+    const call = (text: string) => ({ method: 'tools/call', params: { _meta: modernMeta(), name: 'echo', arguments: { text } } });
+    // The id first (as our client writes it), the id last (as the official SDKs do; 300 KB, read over several chunks), none.
+    p.send(JSON.stringify({ jsonrpc: '2.0', id: 1, ...call('x'.repeat(5000)) }));
+    p.send(JSON.stringify({ ...call('y'.repeat(300_000)), jsonrpc: '2.0', id: 'last' }));
+    p.send(JSON.stringify({ jsonrpc: '2.0', ...call('z'.repeat(5000)) }));
     p.request(2, 'tools/call', { name: 'echo', arguments: { text: 'small' } });
     const answer = await p.response(2);
     expect(answer.result?.content).toEqual([{ type: 'text', text: 'small' }]);
-    const refused = p.received.find((message) => message.id === null);
-    expect(refused?.error?.code).toBe(ErrorCode.ParseError);
-    expect(refused?.error?.message).toMatch(/exceeds the 1024 limit/);
-    expect(p.received.some((message) => message.id === 1)).toBe(false);
+    for (const id of [1, 'last', null]) {
+      const refused = p.received.find((message) => message.id === id);
+      expect(refused?.error?.code).toBe(ErrorCode.ParseError);
+      expect(refused?.error?.message).toMatch(/exceeds the 1024 limit/);
+    }
+    expect(p.received.filter((message) => message.error !== undefined)).toHaveLength(3);
   });
 
   it('answers unknown methods, unknown tools, wrong params and unsupported versions with the spec errors', async () => {
