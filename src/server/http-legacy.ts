@@ -98,6 +98,11 @@ export class LegacyHttpSessions {
     if (record.inflight.has(key)) {
       return sendJson(res, 400, errorFrame(message.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(message.id)} is already in use`)));
     }
+    const maxRequests = this.core.limits.maxRequestsPerConnection;
+    if (record.inflight.size >= maxRequests) {
+      const error = new LimitExceededError('maxRequestsPerConnection', maxRequests);
+      return sendJson(res, error.httpStatus, errorFrame(message.id, error));
+    }
     const controller = new AbortController();
     record.inflight.set(key, controller);
     const name = `p${++record.posts}`;

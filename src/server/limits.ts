@@ -8,6 +8,11 @@
  *   connection (a flood of listens is refused the same way, with
  *   `data.limit = 'maxStreamsPerConnection'`). On HTTP each listen owns its
  *   own response, so only `maxListenStreams` applies there.
+ * - `maxRequestsPerConnection` (default 1,024): requests being answered at
+ *   once on one stdio connection or legacy HTTP session; one more is refused
+ *   with `LimitExceeded` (-32000, `data.limit = 'maxRequestsPerConnection'`;
+ *   HTTP 429) without running. A modern HTTP request has a POST of its own,
+ *   so only the HTTP server in front bounds how many run at once.
  * - `maxUrisPerFilter` (default 256): `resourceSubscriptions` entries in one
  *   listen filter; more is -32602 Invalid params.
  * - `maxPendingPerStream` (default 1,024) and `maxPendingBytesPerStream`
@@ -82,6 +87,8 @@ export interface ServerLimits {
   maxListenStreams: number;
   /** Open listen streams on one stdio connection (default 64). */
   maxStreamsPerConnection: number;
+  /** Requests being answered at once on one stdio connection or legacy HTTP session (default 1,024). */
+  maxRequestsPerConnection: number;
   /** `resourceSubscriptions` entries in one listen filter (default 256). */
   maxUrisPerFilter: number;
   /** Distinct change events waiting for one stream or legacy session (default 1,024). */
@@ -122,6 +129,7 @@ export interface ServerLimits {
 export const DEFAULT_LIMITS: ServerLimits = {
   maxListenStreams: 10_000,
   maxStreamsPerConnection: 64,
+  maxRequestsPerConnection: 1_024,
   maxUrisPerFilter: 256,
   maxPendingPerStream: 1_024,
   maxPendingBytesPerStream: 64 * 1024,

@@ -180,6 +180,11 @@ export class StdioConnection implements StdioConnectionHandle {
       else if (outcome.kind === 'error') this.outbox.answer(errorFrame(request.id, outcome.error));
       return;
     }
+    const maxRequests = this.core.limits.maxRequestsPerConnection;
+    if (this.inflight.size >= maxRequests) {
+      this.outbox.answer(errorFrame(request.id, new LimitExceededError('maxRequestsPerConnection', maxRequests)));
+      return;
+    }
     const controller = new AbortController();
     this.inflight.set(key, controller);
     /** This request's last notification: its response may overtake any other, never its own. */

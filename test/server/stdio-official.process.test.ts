@@ -130,7 +130,7 @@ describe('a request larger than maxBodyBytes', () => {
   it.each(['legacy', 'modern'] as const)('%s: the official client gets -32700 for it at once (the id it writes last is read), and the connection goes on', async (era) => {
     const client = await connectStdio(era, ['--max-body', '4096']);
     // A timeout far past the test's own: only an answer under the request's id ends the call in time.
-    const failure = await client.callTool({ name: 'echo', arguments: { text: 'x'.repeat(20_000) } }, undefined, { timeout: 600_000 }).catch((error: unknown) => error);
+    const failure = await client.callTool({ name: 'echo', arguments: { text: 'x'.repeat(20_000) } }, { timeout: 600_000 }).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: -32700, message: expect.stringContaining('exceeds the 4096 limit') });
     expect((await client.callTool({ name: 'echo', arguments: { text: 'small' } })).content).toEqual([{ type: 'text', text: 'small' }]);
   });

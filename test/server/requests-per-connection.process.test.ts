@@ -1,0 +1,97 @@
+/**
+ * A client cannot make the server run its handlers without end: past
+ * `maxRequestsPerConnection` requests being answered on one stdio connection
+ * or legacy HTTP session, one more is refused with -32000 naming the limit
+ * (HTTP 429) and its handler does not run; once one is answered the next is
+ * taken again. Scripted peers: the official client does not flood on cue.
+ */
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpServer } from '../../src/server/index.ts';
+import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { RawLegacySession } from './raw-http-peer.ts';
+import { modernMeta, type Message } from './raw-stdio-peer.ts';
+
+let server: McpServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A server allowing two requests at once per connection, with `hold`, whose calls wait until the test releases them. */
+function holdingServer() {
+  server = buildFixtureServer({ limits: { maxRequestsPerConnection: 2 } });
+  const held: (() => void)[] = [];
+  let calls = 0;
+  let onCall = () => {};
+  server.defineTool('hold', { description: 'Waits for its release', inputSchema: { type: 'object' } }, async () => {
+    calls++;
+    onCall();
+    await new Promise<void>((resolve) => held.push(resolve));
+    return { content: [{ type: 'text', text: `released ${calls}` }] };
+  });
+  /** Resolves once `count` calls have started. */
+  const started = (count: number) =>
+    new Promise<void>((resolve) => {
+      onCall = () => calls >= count && resolve();
+      onCall();
+    });
+  return { server, held, started, calls: () => calls };
+}
+
+const call = (id: number | string, meta?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'hold', arguments: {}, ...(meta ? { _meta: meta } : {}) },
+});
+
+describe('maxRequestsPerConnection', () => {
+  it('stdio: the request past the limit is refused with -32000 naming it, its handler does not run, and a later one is taken', async () => {
+    const { server, held, started, calls } = holdingServer();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    server.serveStdio({ stdin, stdout });
+    const received: Message[] = [];
+    const waiters: (() => void)[] = [];
+    createInterface({ input: stdout }).on('line', (line) => {
+      received.push(JSON.parse(line) as Message);
+      for (const waiter of waiters.splice(0)) waiter();
+    });
+    const response = async (id: unknown): Promise<Message> => {
+      for (;;) {
+        const seen = received.find((message) => message.id === id);
+        if (seen) return seen;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    for (const id of [1, 2, 3]) stdin.write(`${JSON.stringify(call(id, modernMeta()))}\n`);
+    expect((await response(3)).error).toMatchObject({ code: -32000, data: { limit: 'maxRequestsPerConnection', max: 2 } });
+    await started(2);
+    expect(calls()).toBe(2);
+    held.shift()!();
+    expect((await response(1)).result).toMatchObject({ content: [{ text: 'released 2' }] });
+    stdin.write(`${JSON.stringify(call(4, modernMeta()))}\n`);
+    await started(3);
+    for (const release of held.splice(0)) release();
+    expect((await response(4)).result).toBeDefined();
+    expect((await response(2)).result).toBeDefined();
+    stdin.end();
+  });
+
+  it('legacy HTTP: the request past the limit of its session gets HTTP 429 and -32000 naming it, and its handler does not run', async () => {
+    const { server, held, started, calls } = holdingServer();
+    const { url } = await server.listenHttp({ port: 0 });
+    const session = await RawLegacySession.open(url);
+    const first = [session.post(call(1)), session.post(call(2))];
+    await started(2);
+    const refused = await session.post(call(3));
+    await refused.ended;
+    expect(refused.response.status).toBe(429);
+    expect(refused.messages).toEqual([expect.objectContaining({ id: 3, error: expect.objectContaining({ code: -32000, data: { limit: 'maxRequestsPerConnection', max: 2 } }) })]);
+    expect(calls()).toBe(2);
+    for (const release of held.splice(0)) release();
+    for (const exchange of await Promise.all(first)) await exchange.ended;
+  });
+});
