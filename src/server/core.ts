@@ -208,6 +208,7 @@ export class ServerCore implements StreamOwner {
       idleMs: this.limits.sessionIdleMs,
       initializeMs: timing.initializeMs,
       clientRequestTimeoutMs: this.limits.clientRequestTimeoutMs,
+      maxSubscribedUriBytes: this.limits.maxSubscribedUriBytes,
       onEnd: (ended, reason) => {
         this.sessions.delete(ended);
         onEnd(reason);

@@ -11,6 +11,7 @@ import { LEGACY_VERSIONS, type ServerCapabilities } from '../protocol/versions.t
 import { LIST_CHANGED_METHOD, type Audience, type AudienceIndex, type ListKind } from './audience-index.ts';
 import type { ConcreteChange } from './bus.ts';
 import { ClientRequests } from './client-requests.ts';
+import { LimitExceededError } from './errors.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 import { Lane, type Outbox } from './outbox.ts';
 import type { LogLevel } from './request-context.ts';
@@ -29,6 +30,8 @@ export interface LegacySessionOptions {
   initializeMs?: number;
   /** How long a request sent to the client (sampling, elicitation, roots) may wait for its answer (default: DEFAULT_LIMITS'). */
   clientRequestTimeoutMs?: number;
+  /** UTF-8 bytes of the URIs the session may hold subscriptions to (default: DEFAULT_LIMITS'). */
+  maxSubscribedUriBytes?: number;
   onEnd(session: LegacySession, reason: SessionEndReason): void;
 }
 
@@ -37,6 +40,8 @@ export type SessionState = 'uninitialized' | 'initializing' | 'initialized' | 'c
 export class LegacySession implements Audience {
   readonly id: string;
   readonly subscriptions = new Set<string>();
+  /** UTF-8 bytes of the URIs in `subscriptions`. */
+  private subscribedBytes = 0;
   logLevel: LogLevel | undefined;
   /** Requests sent to this session's client on behalf of handlers, awaiting answers. */
   readonly clientRequests: ClientRequests;
@@ -114,14 +119,20 @@ export class LegacySession implements Audience {
     this.lane = new Lane(outbox, this.options.maxPending, this.options.maxPendingBytes, { overflowed: (overflow) => this.end(overflow) });
   }
 
+  /** Subscribes the session to `uri`; LimitExceededError when its URIs would pass `maxSubscribedUriBytes`. */
   subscribe(uri: string): void {
     if (this.subscriptions.has(uri)) return;
+    const bytes = Buffer.byteLength(uri);
+    const max = this.options.maxSubscribedUriBytes ?? DEFAULT_LIMITS.maxSubscribedUriBytes;
+    if (this.subscribedBytes + bytes > max) throw new LimitExceededError('maxSubscribedUriBytes', max);
     this.subscriptions.add(uri);
+    this.subscribedBytes += bytes;
     this.options.index.addUri(uri, this);
   }
 
   unsubscribe(uri: string): void {
     if (!this.subscriptions.delete(uri)) return;
+    this.subscribedBytes -= Buffer.byteLength(uri);
     this.options.index.removeUri(uri, this);
   }
 

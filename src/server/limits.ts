@@ -15,6 +15,10 @@
  *   so only the HTTP server in front bounds how many run at once.
  * - `maxUrisPerFilter` (default 256): `resourceSubscriptions` entries in one
  *   listen filter; more is -32602 Invalid params.
+ * - `maxSubscribedUriBytes` (default 1 MiB): the UTF-8 bytes of the URIs one
+ *   legacy session holds `resources/subscribe` to; a subscription past it is
+ *   refused with `LimitExceeded` (-32000, `data.limit =
+ *   'maxSubscribedUriBytes'`), the ones held stay.
  * - `maxPendingPerStream` (default 1,024) and `maxPendingBytesPerStream`
  *   (default 65,536, 64 KiB): distinct change events, and the UTF-8 bytes of
  *   them, waiting to be written for one listen stream or legacy session.
@@ -91,6 +95,8 @@ export interface ServerLimits {
   maxRequestsPerConnection: number;
   /** `resourceSubscriptions` entries in one listen filter (default 256). */
   maxUrisPerFilter: number;
+  /** UTF-8 bytes of the URIs one legacy session holds subscriptions to (default 1 MiB). */
+  maxSubscribedUriBytes: number;
   /** Distinct change events waiting for one stream or legacy session (default 1,024). */
   maxPendingPerStream: number;
   /** UTF-8 bytes of those events (default 64 KiB). */
@@ -131,6 +137,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxStreamsPerConnection: 64,
   maxRequestsPerConnection: 1_024,
   maxUrisPerFilter: 256,
+  maxSubscribedUriBytes: 1024 * 1024,
   maxPendingPerStream: 1_024,
   maxPendingBytesPerStream: 64 * 1024,
   maxBodyBytes: 4 * 1024 * 1024,

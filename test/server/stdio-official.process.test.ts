@@ -115,6 +115,23 @@ describe('legacy era over stdio', () => {
     expect(log.seen[0]!.params).toEqual({ uri: 'test://resource/1' });
   });
 
+  it('refuses a subscription past maxSubscribedUriBytes with -32000 naming the limit; the ones held stay, and an unsubscribe makes room', async () => {
+    // 40 bytes: two 17-byte URIs fit, a third does not.
+    const client = await connectStdio('legacy', ['--max-subscribed-bytes', '40']);
+    const log = new NotificationLog(client, [RESOURCE_UPDATED]);
+    await client.subscribeResource({ uri: 'test://resource/1' });
+    await client.subscribeResource({ uri: 'test://resource/2' });
+    await client.subscribeResource({ uri: 'test://resource/2' }); // held already: costs nothing
+    const refused = await client.subscribeResource({ uri: 'test://resource/3' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: -32000, data: { limit: 'maxSubscribedUriBytes', max: 40 } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/3' } });
+    await client.callTool({ name: 'emit', arguments: { kind: 'updated', uri: 'test://resource/2' } });
+    await log.waitFor(RESOURCE_UPDATED);
+    expect(log.seen.map((seen) => seen.params)).toEqual([{ uri: 'test://resource/2' }]);
+    await client.unsubscribeResource({ uri: 'test://resource/1' });
+    await client.subscribeResource({ uri: 'test://resource/3' });
+  });
+
   it('negotiates the requested legacy version and paginates lists', async () => {
     const client = await connectStdio('legacy', ['--page-size', '2']);
     expect(client.getServerVersion()).toEqual({ name: 'own-fixture', version: '1.0.0' });
