@@ -44,7 +44,7 @@ export class LineReader {
     } else if (this.partial.length + rest.length > this.maxBytes) {
       this.skipping = true;
       this.skipped = this.partial.length + rest.length;
-      this.head = (this.partial + rest.slice(0, END_CHARS)).slice(0, END_CHARS);
+      this.head = (this.partial.slice(0, END_CHARS) + rest.slice(0, END_CHARS)).slice(0, END_CHARS);
       this.tail = (this.partial.slice(-END_CHARS) + rest).slice(-END_CHARS);
       this.partial = '';
     } else {
