@@ -1,36 +1,37 @@
 /**
  * Reads a stdio connection's input and holds it back while the output is
- * under pressure. Holding does not stop reading at once: up to `holdChars`
+ * under pressure. Holding does not stop reading at once: up to `holdBytes`
  * more are read and kept (not parsed), because a stream reports its end only
  * after it was read to the end, so a client closing its input while the
- * server waits for it to drain is still noticed. Past `holdChars` the input
+ * server waits for it to drain is still noticed. Past `holdBytes` the input
  * is paused for real; a client that sent that much and then closed its input
  * is noticed once output drains, or when writing to it fails.
  */
 import type { Readable } from 'node:stream';
 
 export class InputGate {
-  private held: string[] = [];
-  private heldChars = 0;
+  private held: Buffer[] = [];
+  private heldBytes = 0;
   private holding = false;
   private stopped = false;
-  private readonly onData = (chunk: string): void => {
+  private readonly onData = (data: Buffer | string): void => {
+    // A stream set to an encoding (or one made from strings) hands over text: lines are split as bytes.
+    const chunk = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     if (!this.holding) return this.deliver(chunk);
     this.held.push(chunk);
-    this.heldChars += chunk.length;
-    if (this.heldChars >= this.holdChars) this.input.pause();
+    this.heldBytes += chunk.length;
+    if (this.heldBytes >= this.holdBytes) this.input.pause();
   };
 
   constructor(
     private readonly input: Readable,
-    private readonly holdChars: number,
-    private readonly deliver: (chunk: string) => void,
+    private readonly holdBytes: number,
+    private readonly deliver: (chunk: Buffer) => void,
   ) {
-    input.setEncoding('utf8');
     input.on('data', this.onData);
   }
 
-  /** Stops passing input on; what arrives meanwhile is kept, up to `holdChars`. */
+  /** Stops passing input on; what arrives meanwhile is kept, up to `holdBytes`. */
   hold(): void {
     this.holding = true;
   }
@@ -41,17 +42,17 @@ export class InputGate {
     this.holding = false;
     while (this.held.length > 0 && !this.holding && !this.stopped) {
       const chunk = this.held.shift()!;
-      this.heldChars -= chunk.length;
+      this.heldBytes -= chunk.length;
       this.deliver(chunk);
     }
-    if (!this.stopped && this.heldChars < this.holdChars) this.input.resume();
+    if (!this.stopped && this.heldBytes < this.holdBytes) this.input.resume();
   }
 
   /** Drops whatever is kept and stops reading for good. */
   stop(): void {
     this.stopped = true;
     this.held = [];
-    this.heldChars = 0;
+    this.heldBytes = 0;
     this.input.off('data', this.onData);
     this.input.pause();
   }

@@ -21,8 +21,8 @@ import { eraOfOpening } from './envelope.ts';
 import { InvalidRequestError, LimitExceededError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
+import { LineSplitter } from '../transport/line-splitter.ts';
 import { InputGate } from './input-gate.ts';
-import { LineReader, type LineEvent } from './line-reader.ts';
 import type { ListenStream, StreamOwner } from './listen-stream.ts';
 import { routeListen, routeModern } from './modern-router.ts';
 import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
@@ -75,7 +75,7 @@ export class StdioConnection implements StdioConnectionHandle {
     this.outbox.close();
     this.shutDown();
   };
-  private readonly reader: LineReader;
+  private readonly reader: LineSplitter;
   private readonly input: InputGate;
 
   constructor(private readonly core: ServerCore, options: StdioOptions = {}) {
@@ -92,7 +92,11 @@ export class StdioConnection implements StdioConnectionHandle {
       },
       STDIO_PACING,
     );
-    this.reader = new LineReader(core.limits.maxBodyBytes, (event) => this.onLine(event));
+    // Lines are split as the client transports split them (line-splitter.ts): bytes, a long line never held whole.
+    this.reader = new LineSplitter(core.limits.maxBodyBytes, {
+      line: (text) => this.onLine(text),
+      oversized: (head, tail, limit) => this.onOversized(head, tail, limit),
+    });
     this.input = new InputGate(this.stdin, core.limits.maxBodyBytes, (chunk) => this.reader.push(chunk));
     this.stdin.on('end', this.onEnd);
     this.stdin.on('close', this.onEnd);
@@ -113,17 +117,17 @@ export class StdioConnection implements StdioConnectionHandle {
     return this.close();
   }
 
-  private onLine(event: LineEvent): void {
+  /** A line over `maxBodyBytes`, dropped: answered under the request's id when an end names one, so its client fails it at once. */
+  private onOversized(head: string, tail: string, limit: number): void {
+    if (this.ended) return;
+    const id = idAtEnds(head, tail) ?? null;
+    this.outbox.answer(errorFrame(id, new ParseFailure(`Parse error: a frame exceeds the ${limit} limit (maxBodyBytes)`)));
+  }
+
+  private onLine(text: string): void {
     if (this.ended) return; // the rest of a chunk read before the connection closed
-    if (event.type === 'oversized') {
-      const limit = this.core.limits.maxBodyBytes;
-      // Answered under the request's id when an end of the line names one, so its client fails it at once.
-      const id = idAtEnds(event.head, event.tail) ?? null;
-      this.outbox.answer(errorFrame(id, new ParseFailure(`Parse error: frame of ${event.length} characters exceeds the ${limit} limit`)));
-      return;
-    }
-    if (event.text.trim() === '') return;
-    const frame = parseFrame(event.text, this.core.limits.maxBodyBytes);
+    if (text.trim() === '') return;
+    const frame = parseFrame(text, this.core.limits.maxBodyBytes);
     switch (frame.kind) {
       case 'invalid': {
         const error = frame.error.problem === 'unparseable'
