@@ -84,9 +84,6 @@ export class InvalidServerRequestParamsError extends McpActorsError {
 /** Documented default of `maxServerRequestsInFlight`: legacy server requests a client answers at once. */
 export const DEFAULT_MAX_SERVER_REQUESTS_IN_FLIGHT = 256;
 
-/** JSON-RPC error code of a refusal for a limit (the server side's LimitExceeded). */
-const LIMIT_EXCEEDED = -32000;
-
 /**
  * A legacy server request refused before its handler ran: its id is one a
  * request still being answered has (`duplicate_id`, -32600 to the server), or
@@ -196,7 +193,7 @@ export class ServerRequestHandlers {
         error:
           refusal === 'duplicate_id'
             ? { code: ErrorCode.InvalidRequest, message: error.message }
-            : { code: LIMIT_EXCEEDED, message: error.message, data: { limit: 'maxServerRequestsInFlight', max: this.maxInFlight } },
+            : { code: ErrorCode.LimitExceeded, message: error.message, data: { limit: 'maxServerRequestsInFlight', max: this.maxInFlight } },
       });
       return;
     }

@@ -58,6 +58,8 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** A documented limit was reached (ours, from the implementation-defined server error range). */
+  LimitExceeded: -32000,
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,

@@ -6,7 +6,7 @@
  */
 import type { Era } from '../../machines/era.ts';
 import { McpActorsError } from '../../machines/errors.ts';
-import { ErrorCode, type JsonRpcErrorObject } from '../protocol/jsonrpc.ts';
+import { ErrorCode, type JsonRpcErrorObject, type RequestId } from '../protocol/jsonrpc.ts';
 
 /** The root of the errors the server answers with on the wire: a JSON-RPC error code, an HTTP status and optional `data`. A handler that throws one answers with it. */
 export abstract class WireError extends McpActorsError {
@@ -39,6 +39,10 @@ export class InvalidRequestError extends WireError {
   readonly rpcCode = ErrorCode.InvalidRequest;
   override readonly httpStatus = 400;
 }
+
+/** A request under the id of one still being answered on its stdio connection or legacy session: it would take over that one's cancel. */
+export const idInUseError = (id: RequestId): InvalidRequestError =>
+  new InvalidRequestError(`Invalid request: id ${JSON.stringify(id)} is already in use`);
 
 /** A method the server does not serve (-32601, HTTP 404). */
 export class MethodNotFoundError extends WireError {
@@ -122,7 +126,7 @@ export class ResourceNotFoundError extends WireError {
 export class LimitExceededError extends WireError {
   override readonly name = 'LimitExceededError';
   readonly code = 'limit_exceeded';
-  readonly rpcCode = -32000;
+  readonly rpcCode = ErrorCode.LimitExceeded;
   override readonly data: { limit: string; max: number };
   constructor(limit: string, max: number, override readonly httpStatus = 429) {
     super(`Limit reached: ${limit} (${max})`);

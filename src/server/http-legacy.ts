@@ -17,7 +17,7 @@ import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
-import { InvalidRequestError, LimitExceededError } from './errors.ts';
+import { idInUseError, InvalidRequestError, LimitExceededError } from './errors.ts';
 import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
 import { Outbox } from './outbox.ts';
 import { PostStream } from './post-stream.ts';
@@ -96,7 +96,8 @@ export class LegacyHttpSessions {
     const key = requestKey(message.id);
     // A second request under the id of one still being answered would take over its cancel; refused as over stdio.
     if (record.inflight.has(key)) {
-      return sendJson(res, 400, errorFrame(message.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(message.id)} is already in use`)));
+      const error = idInUseError(message.id);
+      return sendJson(res, error.httpStatus, errorFrame(message.id, error));
     }
     const maxRequests = this.core.limits.maxRequestsPerConnection;
     if (record.inflight.size >= maxRequests) {

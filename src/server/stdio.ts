@@ -18,7 +18,7 @@ import type { NotificationFilter } from '../protocol/filter.ts';
 import { idAtEnds, parseFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
 import type { ServerCore } from './core.ts';
 import { eraOfOpening } from './envelope.ts';
-import { InvalidRequestError, LimitExceededError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
+import { idInUseError, InvalidRequestError, LimitExceededError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { LineSplitter } from '../transport/line-splitter.ts';
@@ -168,7 +168,7 @@ export class StdioConnection implements StdioConnectionHandle {
     // Everything up to the first await runs before the next frame is read.
     const key = requestKey(request.id);
     if (this.inflight.has(key) || this.streams.has(key)) {
-      this.outbox.answer(errorFrame(request.id, new InvalidRequestError(`Invalid request: id ${JSON.stringify(request.id)} is already in use`)));
+      this.outbox.answer(errorFrame(request.id, idInUseError(request.id)));
       return;
     }
     const era = this.eraOf(request);
