@@ -5,13 +5,12 @@
  * stdio and over legacy HTTP (a session's requests share one id space). The
  * peers are scripted: the official client never reuses an id on cue.
  */
-import { PassThrough } from 'node:stream';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { RawLegacySession } from './raw-http-peer.ts';
-import { modernMeta, type Message } from './raw-stdio-peer.ts';
+import { serveInProcessStdio } from './in-process-stdio.ts';
+import { modernMeta } from './raw-stdio-peer.ts';
 
 let server: McpServer | undefined;
 afterEach(async () => {
@@ -40,32 +39,17 @@ function holdingServer() {
 describe('a request id already in use', () => {
   it('stdio: is refused with -32600, and the first request keeps its id and its cancel', async () => {
     const { server, started, aborted, calls } = holdingServer();
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    server.serveStdio({ stdin, stdout });
-    const received: Message[] = [];
-    const waiters: (() => void)[] = [];
-    createInterface({ input: stdout }).on('line', (line) => {
-      received.push(JSON.parse(line) as Message);
-      for (const waiter of waiters.splice(0)) waiter();
-    });
-    const next = async (match: (message: Message) => boolean): Promise<Message> => {
-      for (;;) {
-        const seen = received.find(match);
-        if (seen) return seen;
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    };
+    const peer = serveInProcessStdio(server);
     const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hold', arguments: {}, _meta: modernMeta() } };
-    stdin.write(`${JSON.stringify(call)}\n`);
+    peer.send(call);
     await started;
-    stdin.write(`${JSON.stringify(call)}\n`);
-    const refused = await next((message) => message.id === 7 && message.error !== undefined);
+    peer.send(call);
+    const refused = await peer.next((message) => message.id === 7 && message.error !== undefined);
     expect(refused.error).toMatchObject({ code: -32600, message: expect.stringContaining('already in use') });
     expect(calls()).toBe(1);
-    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, _meta: modernMeta() } })}\n`);
+    peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, _meta: modernMeta() } });
     await aborted;
-    stdin.end();
+    peer.end();
   });
 
   it('legacy HTTP: is refused with HTTP 400 and -32600, and the first request keeps its id and its cancel', async () => {

@@ -5,13 +5,12 @@
  * (HTTP 429) and its handler does not run; once one is answered the next is
  * taken again. Scripted peers: the official client does not flood on cue.
  */
-import { createInterface } from 'node:readline';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { RawLegacySession } from './raw-http-peer.ts';
-import { modernMeta, type Message } from './raw-stdio-peer.ts';
+import { serveInProcessStdio } from './in-process-stdio.ts';
+import { modernMeta } from './raw-stdio-peer.ts';
 
 let server: McpServer | undefined;
 afterEach(async () => {
@@ -50,34 +49,20 @@ const call = (id: number | string, meta?: Record<string, unknown>) => ({
 describe('maxRequestsPerConnection', () => {
   it('stdio: the request past the limit is refused with -32000 naming it, its handler does not run, and a later one is taken', async () => {
     const { server, held, started, calls } = holdingServer();
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    server.serveStdio({ stdin, stdout });
-    const received: Message[] = [];
-    const waiters: (() => void)[] = [];
-    createInterface({ input: stdout }).on('line', (line) => {
-      received.push(JSON.parse(line) as Message);
-      for (const waiter of waiters.splice(0)) waiter();
-    });
-    const response = async (id: unknown): Promise<Message> => {
-      for (;;) {
-        const seen = received.find((message) => message.id === id);
-        if (seen) return seen;
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    };
-    for (const id of [1, 2, 3]) stdin.write(`${JSON.stringify(call(id, modernMeta()))}\n`);
+    const peer = serveInProcessStdio(server);
+    const response = (id: unknown) => peer.next((message) => message.id === id);
+    for (const id of [1, 2, 3]) peer.send(call(id, modernMeta()));
     expect((await response(3)).error).toMatchObject({ code: -32000, data: { limit: 'maxRequestsPerConnection', max: 2 } });
     await started(2);
     expect(calls()).toBe(2);
     held.shift()!();
     expect((await response(1)).result).toMatchObject({ content: [{ text: 'released 2' }] });
-    stdin.write(`${JSON.stringify(call(4, modernMeta()))}\n`);
+    peer.send(call(4, modernMeta()));
     await started(3);
     for (const release of held.splice(0)) release();
     expect((await response(4)).result).toBeDefined();
     expect((await response(2)).result).toBeDefined();
-    stdin.end();
+    peer.end();
   });
 
   it('legacy HTTP: the request past the limit of its session gets HTTP 429 and -32000 naming it, and its handler does not run', async () => {

@@ -1,0 +1,41 @@
+/**
+ * Our server's stdio served over two in-process streams, for scripted peers
+ * that need no child process: lines written in, and what the server writes
+ * collected message by message, waited for by match instead of by time.
+ */
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
+import type { McpServer } from '../../src/server/index.ts';
+import type { Message } from './raw-stdio-peer.ts';
+
+export interface InProcessStdio {
+  /** Writes one message as a line. */
+  send(message: Message): void;
+  /** Resolves with the first message the server wrote (past or future) that matches. */
+  next(match: (message: Message) => boolean): Promise<Message>;
+  /** Ends the server's input. */
+  end(): void;
+}
+
+export function serveInProcessStdio(server: McpServer): InProcessStdio {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  server.serveStdio({ stdin, stdout });
+  const received: Message[] = [];
+  const waiters: (() => void)[] = [];
+  createInterface({ input: stdout }).on('line', (line) => {
+    received.push(JSON.parse(line) as Message);
+    for (const waiter of waiters.splice(0)) waiter();
+  });
+  return {
+    send: (message) => void stdin.write(`${JSON.stringify(message)}\n`),
+    async next(match) {
+      for (;;) {
+        const seen = received.find(match);
+        if (seen) return seen;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    end: () => void stdin.end(),
+  };
+}
