@@ -31,3 +31,9 @@ export abstract class McpActorsError<Code extends string = string> extends Error
 export function isMcpActorsError(value: unknown): value is McpActorsError {
   return value instanceof Error && (value as Partial<Record<typeof BRAND, unknown>>)[BRAND] === true;
 }
+
+/** The message of a thrown value, for a message of our own about it: its `message` when it is an Error, else its string form. */
+export const messageOf = (thrown: unknown): string => (thrown instanceof Error ? thrown.message : String(thrown));
+
+/** A thrown value as an Error, for a report that carries one: itself when it is one, else an Error with its string form. */
+export const asError = (thrown: unknown): Error => (thrown instanceof Error ? thrown : new Error(String(thrown)));

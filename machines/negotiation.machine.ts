@@ -48,6 +48,7 @@
 import { assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { Era, EraPreference } from './era.ts';
 import { NegotiationError } from './negotiation-errors.ts';
+import { messageOf } from './errors.ts';
 
 /** What a successful negotiation learned about the peer. */
 export interface Negotiated {
@@ -113,8 +114,6 @@ export interface NegotiationContext extends NegotiationInput {
   /** Probes repeated after a -32022 (at most one). */
   versionRetries: number;
 }
-
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export const negotiationMachine = setup({
   types: {
@@ -184,7 +183,7 @@ export const negotiationMachine = setup({
     }),
     failNeitherEra: assign({
       failure: ({ event }) =>
-        new NegotiationError(`the server speaks neither era: initialize failed with ${'error' in event ? describe(event.error) : event.type}`, {
+        new NegotiationError(`the server speaks neither era: initialize failed with ${'error' in event ? messageOf(event.error) : event.type}`, {
           cause: 'error' in event ? event.error : undefined,
         }),
     }),

@@ -8,6 +8,7 @@
  * Until the cache's start is over (`started()`), a read of an empty entry
  * waits for the fetch the opening stream starts rather than starting its own.
  */
+import { asError } from '../../machines/errors.ts';
 import type { CacheEvent, CacheRead, ReadMode } from './types.ts';
 import type { EntryKey } from './entries.ts';
 import { backingOf, isExpired, type Entry, type EntryStore } from './entry-store.ts';
@@ -87,7 +88,7 @@ export class EntryRefresher {
     this.deps.emit({ type: 'refetching', key });
     this.deps.fetch(key).then(
       (fetched) => this.#replace(key, fetched),
-      (error: unknown) => this.#fail(key, error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => this.#fail(key, asError(error)),
     );
   }
 

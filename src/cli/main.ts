@@ -5,6 +5,7 @@
  * or the connection ends on its own, 2 for a bad command line. Every failure
  * is one line on stderr.
  */
+import { messageOf } from '../../machines/errors.ts';
 import { parseCommandLine, USAGE, UsageError } from './args.ts';
 import { wantsColour } from './colour-choice.ts';
 import { describeCause, serializeError } from './error-report.ts';
@@ -53,7 +54,7 @@ async function main(argv: string[]): Promise<void> {
     // Before the watch started nothing is open but a child that exits on its closed stdin; a second Ctrl-C does not wait.
     if (!watch || interrupted) return exit(0);
     interrupted = true;
-    watch.stop().catch((error: unknown) => process.stderr.write(`mcp-actors: while closing: ${error instanceof Error ? error.message : String(error)}\n`));
+    watch.stop().catch((error: unknown) => process.stderr.write(`mcp-actors: while closing: ${messageOf(error)}\n`));
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
@@ -88,7 +89,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
 
 /** Our own errors say what failed; the innermost system error (ECONNREFUSED …) says why, so both are shown once. */
 function describeFailure(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const innermost = describeCause(error);
   return message.includes(innermost) ? message : `${message} (${innermost})`;
 }

@@ -3,6 +3,7 @@
  * non-fatal errors, delivered so that one throwing watcher costs the others
  * nothing).
  */
+import { asError } from '../../machines/errors.ts';
 import type { Backoff, ConnectionEmitted, FirstConnectPolicy } from '../../machines/connection.machine.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { EraPreference, Implementation } from '../protocol/versions.ts';
@@ -68,7 +69,7 @@ export class ConnectionNotices {
       try {
         listener(notice);
       } catch (error) {
-        if (notice.type !== 'error') this.notify({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+        if (notice.type !== 'error') this.notify({ type: 'error', error: asError(error) });
       }
     }
   }

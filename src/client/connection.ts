@@ -6,6 +6,7 @@
  * and reports to it what the wire shows.
  */
 import { createActor, type Actor, type AnyActorRef } from 'xstate';
+import { asError } from '../../machines/errors.ts';
 import { connectionMachine, DEFAULT_BACKOFF, type Negotiated } from '../../machines/connection.machine.ts';
 import { registerChild, unregisterChild } from '../runtime/xstate-internals.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
@@ -265,7 +266,7 @@ export class Connection implements ListenPort, ChildOwner {
           return this.#report(frame.error);
       }
     } catch (error) {
-      this.#report(error instanceof Error ? error : new Error(String(error)));
+      this.#report(asError(error));
     }
   }
 

@@ -4,6 +4,7 @@
  * else; a progress token claimed by a call goes to that call; everything else
  * falls through to the fallback handlers registered for its method.
  */
+import { asError } from '../../machines/errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
 import { validateFilter, type FilterError, type NotificationFilter } from '../protocol/filter.ts';
@@ -78,7 +79,7 @@ export class InboundRouter {
     try {
       deliver();
     } catch (error) {
-      this.reportError(error instanceof Error ? error : new Error(String(error)));
+      this.reportError(asError(error));
     }
   }
 }

@@ -5,6 +5,7 @@
  * is the machine's; here an answer is only read.
  */
 import { fromCallback, fromPromise } from 'xstate';
+import { messageOf } from '../../machines/errors.ts';
 import { negotiationMachine, type DiscoverEvent, type InitializeEvent, type Negotiated } from '../../machines/negotiation.machine.ts';
 import { HttpStatusError, InvalidResultError, NegotiationError, RpcError } from '../protocol/errors.ts';
 import { checkServer } from '../protocol/result-shapes.ts';
@@ -81,7 +82,7 @@ export function judgeProbe(outcome: { result: JsonObject } | { error: unknown })
     if ([400, 404, 405].includes(error.status)) return { type: 'discover.legacy', evidence: `HTTP ${error.status} to server/discover` };
     return failed(`server/discover failed: ${error.message}`);
   }
-  return failed(`server/discover failed: ${error instanceof Error ? error.message : String(error)}`);
+  return failed(`server/discover failed: ${messageOf(error)}`);
 }
 
 /**

@@ -3,6 +3,7 @@
  * honored list types and a fresh read of each honored URI, so it can
  * reconcile whatever it missed while the connection was down.
  */
+import { asError } from '../../machines/errors.ts';
 import { ResyncInterruptedError } from '../../machines/subscription-errors.ts';
 import { ConnectionLostError, NotConnectedError } from '../protocol/errors.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
@@ -23,7 +24,7 @@ async function readAll(port: RequestPort, uris: string[], signal: AbortSignal): 
       } catch (error) {
         if (interrupted(error)) throw error;
         // One unreadable resource does not spoil the rest of the snapshot.
-        contents[uri] = error instanceof Error ? error : new Error(String(error));
+        contents[uri] = asError(error);
       }
     }),
   );

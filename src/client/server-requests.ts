@@ -8,6 +8,7 @@
  * handler's signal and no answer goes out. Modern era: the same handlers
  * answer the input requests of input-required results (input-required.ts).
  */
+import { messageOf } from '../../machines/errors.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import { ErrorCode, type JsonObject, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
@@ -68,7 +69,7 @@ export class ServerRequestHandlerError extends McpActorsError {
   override readonly name = 'ServerRequestHandlerError';
   readonly code = 'server_request_handler_failed';
   constructor(/** The request whose handler threw (what it threw is the `cause`). */ readonly method: ServerRequestMethod, cause: unknown) {
-    super(`the ${method} handler failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`the ${method} handler failed: ${messageOf(cause)}`, { cause });
   }
 }
 

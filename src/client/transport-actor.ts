@@ -5,6 +5,7 @@
  * machine leaves `online` (the attempt is over).
  */
 import { fromCallback } from 'xstate';
+import { asError } from '../../machines/errors.ts';
 import type { StreamEndedError } from '../protocol/errors.ts';
 import type { ClassifiedFrame, RequestId } from '../protocol/jsonrpc.ts';
 import type { ClientTransport, TransportClosedInfo, TransportFactory } from '../transport/transport.ts';
@@ -26,7 +27,7 @@ export function describeClose(info: TransportClosedInfo): Error {
     case 'exited':
       return new Error(`server process exited (${info.signal ? `signal ${info.signal}` : `code ${info.code}`})`);
     case 'failed':
-      return info.cause instanceof Error ? info.cause : new Error(String(info.cause));
+      return asError(info.cause);
     default:
       return new Error(`transport ${info.type}`);
   }

@@ -8,6 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StateMachine, type AnyStateMachine } from 'xstate';
+import { messageOf } from '../../machines/errors.ts';
 import { McpActorsError } from '../protocol/errors.ts';
 import { toMermaid } from './mermaid.ts';
 
@@ -27,7 +28,7 @@ export class MachineModuleError extends McpActorsError {
   override readonly name = 'MachineModuleError';
   readonly code = 'machine_module_failed';
   constructor(readonly file: string, cause: unknown) {
-    super(`could not load ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`could not load ${file}: ${messageOf(cause)}`, { cause });
   }
 }
 

@@ -3,7 +3,7 @@
  * and, where there is one, a `cause`. `RpcError` is the only class that
  * carries an error the peer sent; every other class is a local failure.
  */
-import { isMcpActorsError, McpActorsError } from '../../machines/errors.ts';
+import { isMcpActorsError, McpActorsError, messageOf } from '../../machines/errors.ts';
 import type { JsonRpcErrorObject, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 import { describeValue } from './shape-check.ts';
 
@@ -119,7 +119,7 @@ export class UnserializableMessageError extends McpActorsError {
   override readonly name = 'UnserializableMessageError';
   readonly code = 'unserializable_message';
   constructor(/** The message's method; undefined for a response. */ readonly method: string | undefined, cause: unknown) {
-    super(`${method ?? 'a response'} cannot be sent as JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${method ?? 'a response'} cannot be sent as JSON: ${messageOf(cause)}`, { cause });
   }
 }
 

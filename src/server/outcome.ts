@@ -1,4 +1,5 @@
 /** What answering one request came to, for the transport to write. */
+import { messageOf } from '../../machines/errors.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import { InternalFailure, type WireError } from './errors.ts';
@@ -17,7 +18,7 @@ export function resultFrame(id: RequestId, result: JsonObject): string {
   try {
     return JSON.stringify({ jsonrpc: '2.0', id, result });
   } catch (cause) {
-    return errorFrame(id, new InternalFailure(`Internal error: the result cannot be sent as JSON: ${describe(cause)}`, { cause }));
+    return errorFrame(id, new InternalFailure(`Internal error: the result cannot be sent as JSON: ${messageOf(cause)}`, { cause }));
   }
 }
 
@@ -30,5 +31,3 @@ export function errorFrame(id: RequestId | null, error: WireError): string {
     return JSON.stringify({ jsonrpc: '2.0', id, error: { code: body.code, message: String(body.message) } });
   }
 }
-
-const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));

@@ -19,6 +19,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { messageOf } from '../../machines/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidToolSchemaError } from './definition-errors.ts';
 import { isPlainSchema } from './plain-schema.ts';
@@ -67,7 +68,7 @@ export class ToolInputCompiler {
       if (!isPlainSchema(schema)) metaSchemaCheck(draft, schema);
       validate = this.engine(draft).compile(schema);
     } catch (cause) {
-      throw new InvalidToolSchemaError(tool, cause instanceof Error ? cause.message : String(cause), { cause });
+      throw new InvalidToolSchemaError(tool, messageOf(cause), { cause });
     }
     this.compiled.set(tool, schema);
     return (args) => {

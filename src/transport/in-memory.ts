@@ -17,6 +17,7 @@
  * runs against the next pair.
  */
 import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { messageOf } from '../../machines/errors.ts';
 import { NotConnectedError, TransportStartError, type PeerNotReadingError } from '../protocol/errors.ts';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { LineWriter, readFrames } from './line-stream.ts';
@@ -92,7 +93,7 @@ class InMemoryTransport implements InMemoryClientTransport {
       this.served = this.serve({ stdin: this.toServer, stdout: this.toClient }) ?? undefined;
     } catch (cause) {
       this.phase = 'ended';
-      return Promise.reject(new TransportStartError(`the in-memory server failed to serve: ${describe(cause)}`, { cause }));
+      return Promise.reject(new TransportStartError(`the in-memory server failed to serve: ${messageOf(cause)}`, { cause }));
     }
     // A server that stops serving this end has, for the client, gone away: its output ends once flushed.
     void this.served?.closed.then(() => this.toClient.end());
@@ -143,8 +144,6 @@ class InMemoryTransport implements InMemoryClientTransport {
     this.events?.closed({ type: 'ended' });
   }
 }
-
-const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
 /** A TransportFactory of in-memory links: each connection attempt links a fresh pair and hands its server end to `serve`. */
 export function inMemoryTransport(serve: InMemoryServe, options: InMemoryTransportOptions = {}): () => InMemoryClientTransport {

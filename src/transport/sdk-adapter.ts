@@ -13,6 +13,7 @@
  *   used for one connection only; starting it again fails with
  *   TransportStartError.
  */
+import { messageOf } from '../../machines/errors.ts';
 import { classifyFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { NotConnectedError, TransportStartError } from '../protocol/errors.ts';
 import type { ClientTransport, TransportEvents, TransportFactory } from './transport.ts';
@@ -63,7 +64,7 @@ class SdkTransportAdapter implements ClientTransport {
       source = this.acquire();
     } catch (cause) {
       this.phase = 'closed';
-      throw cause instanceof TransportStartError ? cause : new TransportStartError(`cannot create the SDK transport: ${describe(cause)}`, { cause });
+      throw cause instanceof TransportStartError ? cause : new TransportStartError(`cannot create the SDK transport: ${messageOf(cause)}`, { cause });
     }
     this.source = source;
     source.onmessage = (message) => {
@@ -81,7 +82,7 @@ class SdkTransportAdapter implements ClientTransport {
       await source.start();
     } catch (cause) {
       this.phase = 'closed';
-      throw new TransportStartError(`the SDK transport did not start: ${describe(cause)}`, { cause });
+      throw new TransportStartError(`the SDK transport did not start: ${messageOf(cause)}`, { cause });
     }
   }
 
@@ -106,8 +107,6 @@ class SdkTransportAdapter implements ClientTransport {
     if (wasOpen) await this.source?.close();
   }
 }
-
-const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
 /** Adapts an official-SDK-style transport, or a factory of them, into a TransportFactory. */
 export function fromSdkTransport(source: SdkTransportLike | (() => SdkTransportLike)): TransportFactory {

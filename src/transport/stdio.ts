@@ -22,6 +22,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { messageOf } from '../../machines/errors.ts';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { NotConnectedError, TransportStartError, type PeerNotReadingError } from '../protocol/errors.ts';
 import { LineWriter, readFrames } from './line-stream.ts';
@@ -113,7 +114,7 @@ class StdioTransport implements StdioClientTransport {
       });
     } catch (cause) {
       this.phase = 'failed';
-      return Promise.reject(new TransportStartError(`cannot start ${command}: ${describe(cause)}`, { cause }));
+      return Promise.reject(new TransportStartError(`cannot start ${command}: ${messageOf(cause)}`, { cause }));
     }
     this.child = child;
     // Both are 'pipe' above, so both exist.
@@ -164,7 +165,7 @@ class StdioTransport implements StdioClientTransport {
       child.once('error', (cause) => {
         if (this.phase !== 'starting' && this.phase !== 'closing') return;
         this.phase = 'failed';
-        reject(new TransportStartError(`cannot start ${command}: ${describe(cause)}`, { cause }));
+        reject(new TransportStartError(`cannot start ${command}: ${messageOf(cause)}`, { cause }));
       });
     });
   }
@@ -220,8 +221,6 @@ class StdioTransport implements StdioClientTransport {
     if (this.phase === 'open') this.events?.error(error);
   }
 }
-
-const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
 /** A TransportFactory of stdio transports: each connection attempt spawns a fresh child. */
 export function stdioTransport(options: StdioTransportOptions): () => StdioClientTransport {

@@ -13,9 +13,10 @@
  * a time: requests refused meanwhile wait for it and retry with its token.
  */
 import * as oauth from 'oauth4webapi';
+import { messageOf } from '../../../machines/errors.ts';
 import type { BearerChallenge } from './challenge.ts';
 import { discover, requestOptions, type Discovered, type Fetch } from './discovery.ts';
-import { AuthError, messageOf } from './errors.ts';
+import { AuthError } from './errors.ts';
 import type { AuthProvider, ClientCredentialsProvider, ClientInformation, OAuthTokens } from './provider.ts';
 import { clientAuthentication, clientFor } from './registration.ts';
 

@@ -40,6 +40,3 @@ export class AuthError extends McpActorsError {
     super(message, options);
   }
 }
-
-/** A cause's message, for the AuthError that wraps it. */
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

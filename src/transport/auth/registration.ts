@@ -7,8 +7,9 @@
  * another.
  */
 import * as oauth from 'oauth4webapi';
+import { messageOf } from '../../../machines/errors.ts';
 import { requestOptions, type Fetch } from './discovery.ts';
-import { AuthError, messageOf } from './errors.ts';
+import { AuthError } from './errors.ts';
 import type { AuthorizationCodeProvider, ClientInformation } from './provider.ts';
 
 /** The client identity to use at `as`, registering one if need be. */
