@@ -54,6 +54,7 @@ import type { AuthProvider } from './auth/provider.ts';
 import { readJsonFrames, readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
+import { OpenFetches } from './open-fetches.ts';
 import { followStream, type FollowEnd, type ResumeOptions } from './resumable-stream.ts';
 import { SseCursor } from './sse-cursor.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
@@ -124,11 +125,8 @@ class HttpClientTransport implements ClientTransport {
   private endpoint: URL | undefined;
   private protocol: { era: Era; version: string } = { era: 'modern', version: MODERN_VERSION };
   private session = new LegacySession();
-  private getStream: AbortController | undefined;
-  /** In-flight request streams by request id. */
-  private readonly requests = new Map<RequestId, AbortController>();
-  /** Every open fetch, request streams and the GET stream alike, for close(). */
-  private readonly streams = new Set<AbortController>();
+  /** Every open fetch: request streams (by id, for cancels) and the GET stream, for close(). */
+  private readonly fetches = new OpenFetches();
   /** The `x-mcp-header` arguments of the tools listed so far (modern era). */
   private readonly toolParams = new ToolParamHeaders();
   private readonly maxFrameBytes: number;
@@ -197,34 +195,34 @@ class HttpClientTransport implements ClientTransport {
     const request = isRequest(message) ? message : undefined;
     if (this.protocol.era === 'legacy') this.session.noteOutgoing(message);
     const sentSessionId = this.session.id;
-    const controller = this.track(request?.id);
+    const controller = this.fetches.start(request?.id);
     let response: Response;
     for (let retries = 0; ; retries++) {
       try {
         this.bearer = await this.auth?.token();
         response = await this.post(endpoint, message, body, controller, request !== undefined);
       } catch (error) {
-        this.untrack(controller, request?.id);
+        this.fetches.end(controller);
         if (!controller.signal.aborted) this.fail(error);
         throw error;
       }
       try {
         if (!(await this.auth!.refused(response, this.bearer, retries))) break;
       } catch (error) {
-        this.untrack(controller, request?.id);
+        this.fetches.end(controller);
         throw error;
       }
     }
     if (this.protocol.era === 'legacy') this.session.noteResponseHeaders(response.headers);
     if (!response.ok) {
-      this.untrack(controller, request?.id);
+      this.fetches.end(controller);
       const error = new HttpStatusError(response.status, response.statusText, await readRpcError(response));
       // A 404 for a request that named our session: the server forgot the session.
       if (response.status === 404 && sentSessionId !== undefined) this.fail(error);
       throw error;
     }
     if (request === undefined) {
-      this.untrack(controller, undefined);
+      this.fetches.end(controller);
       await response.body?.cancel().catch(() => undefined);
       if (this.protocol.era === 'legacy' && 'method' in message && message.method === 'notifications/initialized') {
         void this.openGetStream(endpoint);
@@ -254,17 +252,13 @@ class HttpClientTransport implements ClientTransport {
   }
 
   abortRequest(id: RequestId): boolean {
-    const controller = this.requests.get(id);
-    if (controller === undefined) return false;
-    this.untrack(controller, id);
-    controller.abort();
-    return true;
+    return this.fetches.abortRequest(id);
   }
 
   async close(): Promise<void> {
     if (this.phase === 'closed') return;
     this.phase = 'closed';
-    this.abortAll();
+    this.fetches.abortAll();
     const { endpoint, session } = this;
     if (endpoint === undefined || session.id === undefined || this.protocol.era !== 'legacy') return;
     try {
@@ -312,7 +306,7 @@ class HttpClientTransport implements ClientTransport {
     } catch (error) {
       cause = error;
     }
-    this.untrack(controller, id);
+    this.fetches.end(controller);
     if (!answered && !controller.signal.aborted && this.phase === 'open') {
       this.events?.requestStreamEnded(id, new StreamEndedError(id, { cause: cause ?? refused }));
     }
@@ -320,9 +314,9 @@ class HttpClientTransport implements ClientTransport {
 
   /** Legacy: the standalone GET stream for unsolicited server messages; 405 (404 without a session) means the server offers none. */
   private async openGetStream(endpoint: URL): Promise<void> {
-    if (this.getStream !== undefined || this.phase !== 'open') return;
-    const controller = this.track(undefined);
-    this.getStream = controller;
+    if (this.phase !== 'open') return;
+    const controller = this.fetches.startGetStream();
+    if (controller === undefined) return;
     let response: Response;
     const sentSessionId = this.session.id;
     try {
@@ -330,12 +324,12 @@ class HttpClientTransport implements ClientTransport {
       headers.set('accept', 'text/event-stream');
       response = await this.fetch(endpoint, { method: 'GET', headers, signal: controller.signal });
     } catch (error) {
-      this.untrack(controller, undefined);
+      this.fetches.end(controller);
       if (!controller.signal.aborted) this.fail(error);
       return;
     }
     if (!response.ok || response.body === null) {
-      this.untrack(controller, undefined);
+      this.fetches.end(controller);
       // 405 (or, from a server that minted no session, 404): the server offers no GET stream; list changes
       // then arrive only on POST response streams. A 404 for a GET that named our session: the session is gone.
       if (response.status === 405 || (response.status === 404 && sentSessionId === undefined)) {
@@ -352,7 +346,7 @@ class HttpClientTransport implements ClientTransport {
       this.inbound(frame);
       return 'continue';
     });
-    this.untrack(controller, undefined);
+    this.fetches.end(controller);
     if (end.type === 'lost' && !controller.signal.aborted) this.fail(new GetStreamEndedError({ cause: end.cause }));
   }
 
@@ -406,31 +400,12 @@ class HttpClientTransport implements ClientTransport {
     return headers;
   }
 
-  private track(id: RequestId | undefined): AbortController {
-    const controller = new AbortController();
-    this.streams.add(controller);
-    if (id !== undefined) this.requests.set(id, controller);
-    return controller;
-  }
-
-  private untrack(controller: AbortController, id: RequestId | undefined): void {
-    this.streams.delete(controller);
-    if (id !== undefined && this.requests.get(id) === controller) this.requests.delete(id);
-    if (this.getStream === controller) this.getStream = undefined;
-  }
-
-  private abortAll(): void {
-    for (const controller of this.streams) controller.abort();
-    this.streams.clear();
-    this.requests.clear();
-    this.getStream = undefined;
-  }
 
   /** The server is unreachable or dropped us: end everything and report it once. */
   private fail(cause: unknown): void {
     if (this.phase !== 'open') return;
     this.phase = 'failed';
-    this.abortAll();
+    this.fetches.abortAll();
     const info: TransportClosedInfo = { type: 'failed', cause };
     this.events?.closed(info);
   }
