@@ -11,7 +11,7 @@ import { connectionMachine, DEFAULT_BACKOFF, type Negotiated } from '../../machi
 import { registerChild, unregisterChild } from '../runtime/xstate-internals.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import { ConnectionLostError, NotConnectedError, RequestAbortedError, StreamEndedError, UnexpectedResponseError } from '../protocol/errors.ts';
-import type { ClassifiedFrame, JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
+import { ErrorCode, type ClassifiedFrame, type FrameError, type JsonObject, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { ClientTransport } from '../transport/transport.ts';
@@ -261,8 +261,10 @@ export class Connection implements ListenPort, ChildOwner {
           return this.#answerPeerRequest(frame.message);
         case 'invalid':
           for (const listener of this.#unreadableListeners) listener(frame.error.frame ?? frame.error.message);
-          // A response too large to read fails its own request at once, rather than leaving it to time out.
+          // A response that cannot be read (too large, too deep, the wrong shape) fails its own request at once, rather
+          // than leaving it to time out; a request that cannot be read is refused under its id, so its asker does not wait.
           if (frame.error.responseId !== undefined) this.#pending.fail(frame.error.responseId, frame.error);
+          if (frame.error.requestId !== undefined) this.#refusePeerRequest(frame.error.requestId, frame.error);
           return this.#report(frame.error);
       }
     } catch (error) {
@@ -285,15 +287,26 @@ export class Connection implements ListenPort, ChildOwner {
    * `connection.lost` says why, once, where a server that flooded before being dropped would leave thousands.
    */
   #answerPeerRequest(request: JsonRpcRequest): void {
+    const reply = this.#replyOnCurrentTransport();
+    if (request.method !== 'ping') return this.serverRequests.answer(request, this.era ?? 'legacy', reply, (error) => this.#report(error));
+    reply({ jsonrpc: '2.0', id: request.id, result: {} }).catch((error: unknown) => this.#report(asError(error)));
+  }
+
+  /** A server request that could not be read: -32600 under its id (the FrameError itself is reported by the caller). */
+  #refusePeerRequest(id: RequestId, error: FrameError): void {
+    const refusal: JsonRpcMessage = { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${error.message}` } };
+    this.#replyOnCurrentTransport()(refusal).catch((failure: unknown) => this.#report(asError(failure)));
+  }
+
+  /** Sends an answer on the transport the request came on, and not on a later one (where its id means nothing). */
+  #replyOnCurrentTransport(): (message: JsonRpcMessage) => Promise<void> {
     const transport = this.#transport;
-    const reply = (message: JsonRpcMessage) =>
+    return (message) =>
       this.#transport === transport
         ? this.#transmit(message, transport).catch((error: unknown) => {
             if (this.#transport === transport) throw error;
           })
         : Promise.resolve();
-    if (request.method !== 'ping') return this.serverRequests.answer(request, this.era ?? 'legacy', reply, (error) => this.#report(error));
-    reply({ jsonrpc: '2.0', id: request.id, result: {} }).catch((error: unknown) => this.#report(error as Error));
   }
 
   #report(error: Error): void {

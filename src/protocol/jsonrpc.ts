@@ -101,7 +101,7 @@ export class FrameError extends McpActorsError {
     if (options?.responseId !== undefined) this.responseId = options.responseId;
   }
 
-  /** The id of a request refused for its shape, when it could be read: its error response names it. */
+  /** The id of a request refused for what it holds (its params, its depth), when it could be read: its error response names it. */
   readonly requestId?: RequestId;
   /** The id of the response an `oversized` frame was, when its first or last bytes name it: that request fails with this error. */
   readonly responseId?: RequestId;
@@ -146,6 +146,15 @@ const refuse = (problem: FrameProblem, message: string, value: unknown, text: st
 });
 
 /**
+ * The id of a request refused for what it holds (its params, its depth), read from its top level only, so that its
+ * refusal names it and its asker does not wait out a timeout. A response refused the same way resolves nothing: the
+ * request it names still takes its own answer if one comes.
+ */
+function requestIdOf(value: unknown): RequestId | undefined {
+  return isObject(value) && value.jsonrpc === '2.0' && typeof value.method === 'string' && isId(value.id) ? value.id : undefined;
+}
+
+/**
  * A short, printable excerpt of a refused frame for error reports: the text
  * it arrived as when there is one, else an excerpt of the value that reads
  * no more of it than it shows (never a full JSON.stringify of a deep value).
@@ -164,13 +173,13 @@ export function preview(value: unknown, text?: string): string {
 export function classifyFrame(value: unknown, text?: string): ClassifiedFrame {
   // Nesting past the limit takes two characters a level at least: shorter text cannot.
   if ((text === undefined || text.length > 2 * MAX_FRAME_DEPTH) && nestsDeeperThan(value, MAX_FRAME_DEPTH)) {
-    return refuse('too_deep', `frame nests deeper than ${MAX_FRAME_DEPTH} levels`, value, text);
+    return refuse('too_deep', `frame nests deeper than ${MAX_FRAME_DEPTH} levels`, value, text, requestIdOf(value));
   }
   if (!isObject(value)) return refuse('not_an_object', 'frame is not a JSON object', value, text);
   if (value.jsonrpc !== '2.0') return refuse('wrong_version', 'frame is not JSON-RPC 2.0', value, text);
   const { method, id, params } = value;
   if (params !== undefined && !isObject(params)) {
-    return refuse('wrong_shape', 'params must be an object', value, text, typeof method === 'string' && isId(id) ? id : undefined);
+    return refuse('wrong_shape', 'params must be an object', value, text, requestIdOf(value));
   }
   if (typeof method === 'string') {
     if (id === undefined) return { kind: 'notification', message: value as unknown as JsonRpcNotification };

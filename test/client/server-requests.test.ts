@@ -13,7 +13,7 @@ import { InputHandlerMissingError, InputRoundsExceededError, MalformedInputRequi
 import { InvalidHandlerResultError, ServerRequestRefusedError, UnknownServerRequestMethodError, type ServerRequestContext } from '../../src/client/server-requests.ts';
 import type { ServerRequestMethod } from '../../src/client/server-request-types.ts';
 import { RequestAbortedError } from '../../src/protocol/errors.ts';
-import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
+import { FrameError, MAX_FRAME_DEPTH, type JsonObject } from '../../src/protocol/jsonrpc.ts';
 import { LATEST_LEGACY_VERSION, MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import { countedLinks } from '../fixtures/counted-links.ts';
@@ -272,13 +272,19 @@ describe('server requests (legacy era)', () => {
     return { held, calls: () => calls, called };
   }
 
-  it('refuses a request whose id is still being answered with -32600, runs no handler for it, and still answers the first', async () => {
+  /** A connected legacy client with a held `roots/list` handler, against a scripted peer; `errors` collects its onError reports. */
+  async function legacyAskingRoots(options: { maxServerRequestsInFlight?: number } = {}) {
     const { peer, transport } = scriptedPeer('legacy', () => ({}));
-    const client = connected('legacy', transport);
+    const client = connected('legacy', transport, options);
     const errors: Error[] = [];
     client.onError((error) => errors.push(error));
     const roots = heldRoots(client);
     await client.connect();
+    return { peer, errors, roots };
+  }
+
+  it('refuses a request whose id is still being answered with -32600, runs no handler for it, and still answers the first', async () => {
+    const { peer, errors, roots } = await legacyAskingRoots();
     peer.write({ id: 'srv-1', method: 'roots/list' });
     peer.write({ id: 'srv-1', method: 'roots/list' });
     expect((await peer.response('srv-1')).error).toMatchObject({ code: -32600 });
@@ -290,13 +296,25 @@ describe('server requests (legacy era)', () => {
     expect(roots.calls()).toBe(1);
   });
 
+  it('refuses a request it cannot read (nested too deep, params not an object) with -32600 under its id, runs no handler, and reports the FrameError', async () => {
+    const { peer, errors, roots } = await legacyAskingRoots();
+    const deep = JSON.parse('['.repeat(MAX_FRAME_DEPTH) + ']'.repeat(MAX_FRAME_DEPTH)) as unknown[];
+    peer.write({ id: 'srv-deep', method: 'roots/list', params: { deep } });
+    peer.write({ id: 7, method: 'roots/list', params: ['not', 'an', 'object'] });
+    expect((await peer.response('srv-deep')).error).toMatchObject({ code: -32600, message: expect.stringContaining(`nests deeper than ${MAX_FRAME_DEPTH} levels`) });
+    expect((await peer.response(7)).error).toMatchObject({ code: -32600, message: expect.stringContaining('params must be an object') });
+    expect(roots.calls()).toBe(0);
+    expect(errors).toEqual([expect.any(FrameError), expect.any(FrameError)]);
+    expect(errors.map((error) => (error as FrameError).problem)).toEqual(['too_deep', 'wrong_shape']);
+    // The connection goes on: the next request is answered by its handler.
+    peer.write({ id: 'srv-2', method: 'roots/list' });
+    await roots.called(1);
+    roots.held.shift()!();
+    expect((await peer.response('srv-2')).result).toEqual({ roots: [{ uri: 'file:///root-1' }] });
+  });
+
   it('refuses past maxServerRequestsInFlight with -32000 naming the limit, runs no handler for it, and answers again once one is done', async () => {
-    const { peer, transport } = scriptedPeer('legacy', () => ({}));
-    const client = connected('legacy', transport, { maxServerRequestsInFlight: 2 });
-    const errors: Error[] = [];
-    client.onError((error) => errors.push(error));
-    const roots = heldRoots(client);
-    await client.connect();
+    const { peer, errors, roots } = await legacyAskingRoots({ maxServerRequestsInFlight: 2 });
     for (const id of ['srv-1', 'srv-2', 'srv-3']) peer.write({ id, method: 'roots/list' });
     expect((await peer.response('srv-3')).error).toMatchObject({ code: -32000, data: { limit: 'maxServerRequestsInFlight', max: 2 } });
     expect(roots.calls()).toBe(2);

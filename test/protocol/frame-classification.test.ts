@@ -26,6 +26,18 @@ describe('nesting depth', () => {
     expect(parseFrame(deepNotification(MAX_FRAME_DEPTH + 1), 1 << 20)).toMatchObject({ kind: 'invalid', error: { problem: 'too_deep' } });
   });
 
+  it('a request nested too deep keeps its id, so its refusal names it; a response nested too deep names nothing', () => {
+    const deepRequest = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"a":${nestedArrays(100_000)}}}`;
+    expect(parseFrame(deepRequest('7'), 1 << 20)).toMatchObject({ kind: 'invalid', error: { problem: 'too_deep', requestId: 7 } });
+    expect(parseFrame(deepRequest('"r-1"'), 1 << 20)).toMatchObject({ kind: 'invalid', error: { problem: 'too_deep', requestId: 'r-1' } });
+    // An id that is not one (an object, null) is not read as one; a notification and a response have none to refuse under.
+    for (const frame of [deepRequest('{"x":1}'), deepRequest('null'), deepNotification(MAX_FRAME_DEPTH + 1), `{"jsonrpc":"2.0","id":7,"result":{"a":${nestedArrays(1_000)}}}`]) {
+      const classified = parseFrame(frame, 1 << 20);
+      expect(classified).toMatchObject({ kind: 'invalid', error: { problem: 'too_deep' } });
+      if (classified.kind === 'invalid') expect([classified.error.requestId, classified.error.responseId]).toEqual([undefined, undefined]);
+    }
+  });
+
   it('values handed over already parsed (SDK transports, JSON batches) are measured too', () => {
     const deep = JSON.parse(deepNotification(100_000)) as unknown;
     expect(classifyFrame(deep)).toMatchObject({ kind: 'invalid', error: { problem: 'too_deep' } });

@@ -4,6 +4,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { MAX_FRAME_DEPTH } from '../../src/protocol/jsonrpc.ts';
 import {
   ALL_CHANGES,
   closeAllPeers,
@@ -149,6 +150,17 @@ describe('a request larger than maxBodyBytes', () => {
     // A timeout far past the test's own: only an answer under the request's id ends the call in time.
     const failure = await client.callTool({ name: 'echo', arguments: { text: 'x'.repeat(20_000) } }, { timeout: 600_000 }).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: -32700, message: expect.stringContaining('exceeds the 4096 limit') });
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'small' } })).content).toEqual([{ type: 'text', text: 'small' }]);
+  });
+});
+
+describe('a request nested deeper than MAX_FRAME_DEPTH', () => {
+  it.each(['legacy', 'modern'] as const)('%s: the official client gets -32600 for it under its id at once, and the connection goes on', async (era) => {
+    const client = await connectStdio(era);
+    const deep = JSON.parse('['.repeat(MAX_FRAME_DEPTH) + ']'.repeat(MAX_FRAME_DEPTH)) as unknown[];
+    // A timeout far past the test's own: only an answer under the request's id ends the call in time.
+    const failure = await client.callTool({ name: 'echo', arguments: { text: 'x', deep } }, { timeout: 600_000 }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: -32600, message: expect.stringContaining(`nests deeper than ${MAX_FRAME_DEPTH} levels`) });
     expect((await client.callTool({ name: 'echo', arguments: { text: 'small' } })).content).toEqual([{ type: 'text', text: 'small' }]);
   });
 });
