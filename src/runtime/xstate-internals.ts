@@ -14,7 +14,7 @@
  * `npm run test:xstate-latest` runs it against the newest xstate 5.x.
  * Nothing outside src/runtime/ imports this file.
  */
-import type { AnyActorRef, AnyActorScope, EventObject, ExecutableActionObject, InspectionEvent, Subscription } from 'xstate';
+import { Actor, type AnyActorRef, type AnyActorScope, type EventObject, type ExecutableActionObject, type InspectionEvent, type Subscription } from 'xstate';
 import { realClock } from './lean-host.ts';
 
 /** xstate's ActorSystem type (not exported under a name of its own). */
@@ -153,9 +153,18 @@ export function registerChild(parent: AnyActorRef, systemId: string, child: AnyA
   (parent.system as AnyActorSystem & { _set(systemId: string, actor: AnyActorRef): void })._set(systemId, child);
 }
 
-/** Removes `child` from `parent`'s system (`_unregister`, see SystemInternals); xstate does it itself when an xstate child stops. */
+/**
+ * Removes `child` from `parent`'s system (`_unregister`, see SystemInternals); xstate does it itself when an xstate
+ * child stops. An xstate child (an `Actor`; a lean one sends its parent nothing) also forgets its parent (`_parent`,
+ * `@internal`): released from its `complete` observer, which xstate calls before it sends the parent
+ * `xstate.done.actor.<id>`, it then sends nothing. A machine keeps the transitions it looked up for every event type
+ * its state nodes ever saw, for as long as it lives (xstate's `memo`, never cleared), so one done event type per child
+ * id grew the connection by ~450 B for every listener it ever had; the connection machine has no transition for them.
+ * Renamed, the done events reach the connection again and the ownership test of what it hears fails.
+ */
 export function unregisterChild(parent: AnyActorRef, child: AnyActorRef): void {
   (parent.system as AnyActorSystem & Pick<SystemInternals, '_unregister'>)._unregister(child);
+  if (child instanceof Actor && child._parent === parent) (child as { _parent: AnyActorRef | undefined })._parent = undefined;
 }
 
 /** What a lean actor stands in for as the scope's `self`: the members xstate's transition reads from it. */

@@ -85,6 +85,35 @@ describe('the connection actor owns its children', () => {
   });
 });
 
+describe('what a long-lived connection actor hears is bounded', () => {
+  /** The event types the connection actor received, as the feed saw them. */
+  const heardBy = (events: InspectionEvent[], connection: AnyActorRef): Set<string> =>
+    new Set(events.flatMap((event) => (event.type === '@xstate.event' && event.actorRef === connection ? [event.event.type] : [])));
+
+  // xstate keeps, per state node of a machine, the transitions it looked up for every event type the node ever saw, for
+  // as long as the machine lives: a type new with each child (its done event, `xstate.done.actor.<id>`) grew a client
+  // by ~450 B for every listener it ever had.
+  it.each(['legacy', 'modern'] as const)('%s: listeners and streams that come and go add no event type the connection actor hears', async (era) => {
+    const { client, events } = await inspected({ era });
+    const connection = connectionActorOf(client);
+    const comeAndGo = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        if (era === 'legacy') {
+          const listener = await client.subscribeNotifications({ toolsListChanged: true, resourceSubscriptions: ['test://resource/1'] }, () => {});
+          await client.unsubscribeNotifications(listener);
+        } else {
+          const stream = await client.listen({ toolsListChanged: true }, () => {});
+          await stream.close();
+        }
+      }
+    };
+    await comeAndGo(3);
+    const heard = heardBy(events, connection);
+    await comeAndGo(20);
+    expect(heardBy(events, connection)).toEqual(heard);
+  });
+});
+
 describe('only the public surface is public (issue 16)', () => {
   it('a client shows no connection or actor, and a stream’s own keys are its public fields', async () => {
     const { client } = await inspected();
