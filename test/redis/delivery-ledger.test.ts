@@ -29,4 +29,21 @@ describe('delivery ledger', () => {
     expect(ledger.applyOwnAtOnce(1)).toBe(false);
     expect(ledger.applyOwnAtOnce(2)).toBe(true);
   });
+
+  it('forgets own events applied at once that will never come back: those of a queue dropped while Redis was away', () => {
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    // A long outage: 1,000 own events applied at once, the queue overflowed and was dropped.
+    for (let seq = 1; seq <= 1_000; seq++) expect(ledger.applyOwnAtOnce(seq)).toBe(true);
+    expect(ledger.awaitingOwn).toBe(1_000);
+    // Two more, queued after the drop, reach Redis once it is back; the first is read, the other not yet.
+    expect(ledger.applyOwnAtOnce(1_001)).toBe(true);
+    expect(ledger.applyOwnAtOnce(1_002)).toBe(true);
+    expect(ledger.accept(header('self', 1_001, 1))).toEqual({ gap: false, apply: false });
+    expect(ledger.awaitingOwn).toBe(1);
+    expect(ledger.accept(header('self', 1_002, 2))).toEqual({ gap: false, apply: false });
+    expect(ledger.awaitingOwn).toBe(0);
+    // A copy sent again (a publish whose answer was lost) is still not applied twice.
+    expect(ledger.accept(header('self', 1_001, 3))).toEqual({ gap: false, apply: false });
+  });
 });
