@@ -261,8 +261,8 @@ export class Connection implements ListenPort, ChildOwner {
           return this.#answerPeerRequest(frame.message);
         case 'invalid':
           for (const listener of this.#unreadableListeners) listener(frame.error.frame ?? frame.error.message);
-          // A response that cannot be read (too large, too deep, the wrong shape) fails its own request at once, rather
-          // than leaving it to time out; a request that cannot be read is refused under its id, so its asker does not wait.
+          // A response too large to read fails its own request at once, rather than leaving it to time out; a request
+          // that cannot be read (too deep, params not an object) is refused under its id, so its asker does not wait.
           if (frame.error.responseId !== undefined) this.#pending.fail(frame.error.responseId, frame.error);
           if (frame.error.requestId !== undefined) this.#refusePeerRequest(frame.error.requestId, frame.error);
           return this.#report(frame.error);

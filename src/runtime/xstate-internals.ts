@@ -12,7 +12,8 @@
  * then is said beside each; test/runtime/lean-differential.test.ts runs every
  * machine the lean runtime hosts under both runtimes and compares them, and
  * `npm run test:xstate-latest` runs it against the newest xstate 5.x.
- * Nothing outside src/runtime/ imports this file.
+ * Outside src/runtime/, only the connection (registering and releasing its
+ * children) and the subscription stream (its reference as a child) import it.
  */
 import { Actor, type AnyActorRef, type AnyActorScope, type EventObject, type ExecutableActionObject, type InspectionEvent, type Subscription } from 'xstate';
 import { realClock } from './lean-host.ts';
