@@ -10,6 +10,7 @@ import { parseCommandLine, USAGE, UsageError } from './args.ts';
 import { wantsColour } from './colour-choice.ts';
 import { describeCause, serializeError } from './error-report.ts';
 import { packageVersion } from './package-version.ts';
+import { printable } from './printable.ts';
 import { readHostConfig } from './host-config.ts';
 import type { Renderer } from './timeline.ts';
 import type { Watch } from './watch.ts';
@@ -22,7 +23,8 @@ const exit = (code: number): void => {
   process.stdout.write('', () => process.exit(code));
 };
 
-const oneLine = (message: string): string => message.replace(/\s*\n\s*/g, ' ');
+/** One line of a message to stderr; what a server put in it is shown, not acted on by the terminal (printable.ts). */
+const oneLine = (message: string): string => printable(message.replace(/\s*\n\s*/g, ' '));
 
 const fail = (message: string, code: number): void => {
   process.stderr.write(`mcp-actors: ${oneLine(message)}\n`);
@@ -54,7 +56,7 @@ async function main(argv: string[]): Promise<void> {
     // Before the watch started nothing is open but a child that exits on its closed stdin; a second Ctrl-C does not wait.
     if (!watch || interrupted) return exit(0);
     interrupted = true;
-    watch.stop().catch((error: unknown) => process.stderr.write(`mcp-actors: while closing: ${messageOf(error)}\n`));
+    watch.stop().catch((error: unknown) => process.stderr.write(`mcp-actors: while closing: ${oneLine(messageOf(error))}\n`));
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);

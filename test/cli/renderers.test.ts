@@ -50,6 +50,35 @@ describe('humanRenderer', () => {
         '              watching: tools, a://1\n',
     );
   });
+
+  // What a hostile server sends, by the field it lands in: a window title (OSC 0), a clipboard write (OSC 52), a
+  // screen clear (CSI 2J, also as the one-byte C1 CSI), a forged line, a bell, and a right-to-left override.
+  const HOSTILE = '\x1b]0;pwned\x07\x1b]52;c;cm0gLXJm\x07\x1b[2J\u009b2J\nforged line\r\u202eevil';
+  const hostileEvents: TimelineEvent[] = [
+    { type: 'connected', era: 'modern', protocolVersion: HOSTILE, server: { name: HOSTILE, version: HOSTILE }, changes: { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscribe: true }, interest: { tools: true, prompts: false, resources: false, uris: [HOSTILE] }, filter: { toolsListChanged: true, resourceSubscriptions: [HOSTILE] } },
+    { type: 'list', list: 'tools', items: [HOSTILE, 'plain'] },
+    { type: 'notification', method: HOSTILE, params: { uri: HOSTILE } },
+    { type: 'list_diff', list: 'tools', added: [HOSTILE], removed: [HOSTILE], changed: [HOSTILE], count: 1 },
+    { type: 'resource_updated', uri: HOSTILE, text: HOSTILE },
+    { type: 'refetch_failed', key: HOSTILE, error: HOSTILE },
+    { type: 'lost', cause: HOSTILE },
+    { type: 'reconnecting', attempt: 1, delayMs: 10, cause: HOSTILE },
+    { type: 'reconnected', era: 'modern', protocolVersion: HOSTILE, server: { name: HOSTILE, version: HOSTILE }, generation: 2 },
+    { type: 'cache', state: 'degraded', previous: 'listening', resumed: false, detail: HOSTILE },
+    { type: 'error', error: { name: 'Error', message: HOSTILE } },
+    { type: 'closed', reason: 'transport_closed', detail: HOSTILE },
+  ];
+
+  it.each(hostileEvents.map((event) => [event.type, event] as const))('%s: what the server chose is shown escaped, never acted on by the terminal', (_type, event) => {
+    for (const colour of [false, true]) {
+      const text = render(event, colour);
+      // Our own colours are the only escape sequences, each line is one of ours, and nothing is reordered.
+      const ours = text.replace(/\x1b\[\d+m/g, '');
+      expect(ours).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/u);
+      expect(ours.split('\n').filter(Boolean).every((line) => /^12:34:56\.789 {2}|^ {14}/.test(line))).toBe(true);
+      expect(ours).toContain('\\u{1b}]52;c;cm0gLXJm\\u{7}');
+    }
+  });
 });
 
 describe('jsonRenderer', () => {

@@ -63,3 +63,15 @@ describe.concurrent('watch (official server 2.x that cannot be restarted)', () =
     expect(run.events.at(-1)).toMatchObject({ type: 'closed', reason: 'reconnect_exhausted' });
   }, 60_000); // the default delays: five attempts, up to ~8 s of waiting, each respawn seconds of tsx start on a loaded machine
 });
+
+describe('watch (official server 2.x whose name is terminal escapes)', () => {
+  it('writes what the server chose escaped: no control character reaches the terminal, no line is forged', async ({ onTestFinished }) => {
+    // A window title (OSC 0), a screen clear, and a newline starting a line of its own.
+    const hostile = '\x1b]0;pwned\x07\x1b[2J\n12:00:00.000  ● connected era modern';
+    const run = watchCliOfTest(onTestFinished, ['--once', '--', process.execPath, ...fixtureArgs('test/fixtures/official-stdio-server.ts'), '--name', hostile]);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(run.stdout).toContain('to \\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{a}12:00:00.000  ● connected era modern 1.0.0\n');
+    expect(run.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    expect(run.lines.filter((line) => /^\d\d:\d\d:\d\d\.\d{3} {2}● connected/.test(line))).toHaveLength(1);
+  });
+});
