@@ -8,6 +8,11 @@
  * `maxAttempts`, or one lasting past `maxWaitMs`, gives up; so does a stream
  * without an event id (nothing to resume from) and a reopen the server
  * refuses with a 4xx (the session is gone, or it offers no resumption).
+ * A reopen that the server answers and then ends at once, with no message,
+ * would otherwise start a fresh run each time: with `retry: 0` the client
+ * sent hundreds of GETs a second. A stream that ended without a message is
+ * reopened no sooner than `defaultRetryMs` (a polling server's `retry` above
+ * it is kept).
  */
 import { HttpStatusError } from '../protocol/errors.ts';
 import type { SseCursor } from './sse-cursor.ts';
@@ -18,7 +23,10 @@ export interface ResumeOptions {
   maxAttempts?: number;
   /** Longest time from losing a stream to giving up on it, waits included (default 60,000 ms). */
   maxWaitMs?: number;
-  /** The wait before a reopen when the server sent no `retry` field (default 1,000 ms). */
+  /**
+   * The wait before a reopen when the server sent no `retry` field (default 1,000 ms); also the shortest wait
+   * before reopening a stream that ended without a message, whatever `retry` the server asked for.
+   */
   defaultRetryMs?: number;
 }
 
@@ -66,6 +74,7 @@ export async function followStream(
   let body = first;
   for (;;) {
     let cause: unknown = new Error('the server ended the stream');
+    const messagesBefore = cursor.messages;
     try {
       if ((await io.read(body)) === 'stopped') return { type: 'stopped' };
     } catch (error) {
@@ -75,9 +84,10 @@ export async function followStream(
     const lastEventId = cursor.lastEventId;
     if (lastEventId === undefined) return { type: 'lost', cause };
     const lostAt = Date.now();
+    const floorMs = cursor.messages === messagesBefore ? defaultRetryMs : 0;
     let reopened: ReadableStream<Uint8Array> | undefined;
     for (let attempt = 1; reopened === undefined; attempt++) {
-      const waitMs = cursor.retryMs ?? defaultRetryMs;
+      const waitMs = Math.max(cursor.retryMs ?? defaultRetryMs, floorMs);
       if (attempt > maxAttempts || Date.now() - lostAt + waitMs > maxWaitMs) return { type: 'lost', cause };
       if (!(await pause(waitMs, signal))) return { type: 'stopped' };
       let response: Response;

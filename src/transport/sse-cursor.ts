@@ -15,6 +15,8 @@ export class SseCursor {
   lastEventId: string | undefined;
   /** The server's latest `retry` field in milliseconds; undefined until it sent one. */
   retryMs: number | undefined;
+  /** Messages read on this stream so far, across reopens: not priming events (no data), not replayed duplicates. */
+  messages = 0;
   private readonly seen = new Set<string>();
 
   /** Records an event id; false when the id was seen before (a duplicate to drop). */

@@ -42,7 +42,9 @@ export class SseFrameSplitter {
       onEvent: (event) => {
         if (cursor && event.id !== undefined && !cursor.advance(event.id)) return;
         // Empty data fields (resumability priming events) carry no message.
-        if (event.data !== '') this.onFrame(parseFrame(event.data, this.maxFrameBytes));
+        if (event.data === '') return;
+        if (cursor) cursor.messages++;
+        this.onFrame(parseFrame(event.data, this.maxFrameBytes));
       },
       onRetry: (ms) => cursor?.retry(ms),
     });

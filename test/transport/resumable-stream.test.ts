@@ -1,19 +1,19 @@
 /** followStream's rules, with scripted bodies and reopen answers: when it resumes, what it sends, and when it gives up. */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { followStream, type StreamIo } from '../../src/transport/resumable-stream.ts';
 import { SseCursor } from '../../src/transport/sse-cursor.ts';
 
 const body = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 const sse = (status = 200) => new Response(status === 200 ? body() : null, { status, headers: { 'content-type': 'text/event-stream' } });
 
-/** Each read plays the next script step: an id/retry it "saw", then how the read ended. */
+/** Each read plays the next script step: the message with an id it "saw" (none: an empty stream), a retry, then how the read ended. */
 function scripted(reads: Array<{ id?: string; retry?: number; end: 'stopped' | 'ended' | 'broke' }>, reopens: Array<Response | Error>) {
   const cursor = new SseCursor();
   const asked: string[] = [];
   const io: StreamIo = {
     async read() {
       const step = reads.shift()!;
-      if (step.id !== undefined) cursor.advance(step.id);
+      if (step.id !== undefined && cursor.advance(step.id)) cursor.messages++;
       if (step.retry !== undefined) cursor.retry(step.retry);
       if (step.end === 'broke') throw new Error('socket reset');
       return step.end;
@@ -29,6 +29,39 @@ function scripted(reads: Array<{ id?: string; retry?: number; end: 'stopped' | '
 }
 
 describe('followStream', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('a reopened stream that ends with no message is reopened no sooner than defaultRetryMs, whatever retry the server asked', async () => {
+    vi.useFakeTimers();
+    // The first stream carried a message (retry 0: reopen at once); every reopen is answered and ends empty.
+    const { cursor, asked, io } = scripted(
+      [{ id: 'a1', retry: 0, end: 'ended' }, { end: 'ended' }, { id: 'a1', end: 'ended' }, { end: 'stopped' }],
+      [sse(), sse(), sse()],
+    );
+    const following = followStream(body(), cursor, io, new AbortController().signal, { defaultRetryMs: 1_000 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked).toEqual(['a1']);
+    // Empty, and then a replay of what was seen (a duplicate is no message): 1 s before each reopen.
+    for (const reopens of [2, 3]) {
+      await vi.advanceTimersByTimeAsync(999);
+      expect(asked).toHaveLength(reopens - 1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(asked).toHaveLength(reopens);
+    }
+    expect(await following).toEqual({ type: 'stopped' });
+  });
+
+  it('a reopened stream that carried a message is reopened after the server’s retry', async () => {
+    vi.useFakeTimers();
+    const { cursor, asked, io } = scripted([{ id: 'a1', retry: 5, end: 'ended' }, { id: 'a2', end: 'ended' }, { end: 'stopped' }], [sse(), sse()]);
+    const following = followStream(body(), cursor, io, new AbortController().signal, { defaultRetryMs: 1_000 });
+    await vi.advanceTimersByTimeAsync(5);
+    expect(asked).toEqual(['a1']);
+    await vi.advanceTimersByTimeAsync(5);
+    expect(asked).toEqual(['a1', 'a2']);
+    expect(await following).toEqual({ type: 'stopped' });
+  });
+
   it('reopens with the last event id after a break, and stops when the consumer has what it wanted', async () => {
     const { cursor, asked, io } = scripted([{ id: 'a1', retry: 0, end: 'broke' }, { id: 'a2', end: 'stopped' }], [sse()]);
     expect(await followStream(body(), cursor, io, new AbortController().signal)).toEqual({ type: 'stopped' });
