@@ -39,6 +39,12 @@ export interface ConnectionContext {
   silenceMayMeanLegacy: boolean;
   /** Connection attempts since the transport was last lost (0 while connected). */
   attempt: number;
+  /**
+   * Readies in a row that did not last `maxDelayMs`, this one included while it is young: each lengthens the next
+   * reconnect's delay as one more attempt would, so a server that fails right after connecting is reconnected ever
+   * less often (up to `maxDelayMs` apart), not a few times a second. 0 once a ready lasted.
+   */
+  quickReadies: number;
   nextDelayMs: number;
   /** Successful negotiations so far; 0 until the first. */
   generation: number;

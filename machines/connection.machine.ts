@@ -89,6 +89,8 @@ export const connectionMachine = setup({
   },
   delays: {
     reconnectDelay: ({ context }) => context.nextDelayMs,
+    /** A ready that lasts the longest reconnect delay is no longer a quick one. */
+    readyLasted: ({ context }) => (context.backoff === false ? 0 : context.backoff.maxDelayMs),
     probeTimeout: ({ context }) => context.negotiation.probeTimeoutMs,
   },
   actions: {
@@ -127,8 +129,10 @@ export const connectionMachine = setup({
     // Only reached with reconnection on: `offline` closes first when it is off.
     planAttempt: assign(({ context }) => {
       const attempt = context.attempt + 1;
-      return { attempt, nextDelayMs: backoffDelay(attempt, context.backoff as Backoff, context.random()) };
+      return { attempt, nextDelayMs: backoffDelay(attempt + context.quickReadies, context.backoff as Backoff, context.random()) };
     }),
+    countQuickReady: assign({ quickReadies: ({ context }) => context.quickReadies + 1 }),
+    forgetQuickReadies: assign({ quickReadies: 0 }),
     announceReconnecting: emit(({ context }) => ({
       type: 'connection.reconnecting' as const,
       attempt: context.attempt,
@@ -167,6 +171,7 @@ export const connectionMachine = setup({
     negotiation: input.negotiation,
     silenceMayMeanLegacy: true,
     attempt: 0,
+    quickReadies: 0,
     nextDelayMs: 0,
     generation: 0,
     negotiated: undefined,
@@ -223,6 +228,9 @@ export const connectionMachine = setup({
          * stream ended alone; a failed probe means the transport is lost.
          */
         ready: {
+          // Counted as quick from the start; forgotten once it lasted.
+          entry: 'countQuickReady',
+          after: { readyLasted: { actions: 'forgetQuickReadies' } },
           exit: ['stopProbe', 'forgetEnded'],
           on: {
             'listen.ended_unanswered': [

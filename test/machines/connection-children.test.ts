@@ -43,6 +43,7 @@ describe('connection machine: its children hear its lifecycle from it', () => {
     expect(heard).toEqual(['listener connection.ready', 'stream connection.ready', 'worker connection.ready']);
 
     stream.send({ type: 'end' }); // a child that ends leaves the connection's system
+    h.clock.increment(1_000); // ready as long as the longest reconnect delay: an ordinary loss, not a quick one
     heard.length = 0;
     h.transports[0]!.fail(new Error('exited'));
     expect(heard).toEqual(['worker connection.lost', 'listener connection.lost']);
@@ -98,6 +99,7 @@ describe('connection machine: its children hear its lifecycle from it', () => {
       h.actor.send({ type: 'connect' });
       h.transports[0]!.open();
       await h.settle();
+      h.clock.increment(1_000); // ready as long as the longest reconnect delay: an ordinary loss, not a quick one
       h.transports[0]!.fail(new Error('exited'));
       h.clock.increment(75);
       h.transports[1]!.open();

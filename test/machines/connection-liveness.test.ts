@@ -51,6 +51,7 @@ describe('connection machine: the liveness verdict after an unanswered stream en
 
   it('a failed probe is a lost transport: the connection announces the loss and reconnects, and no stream is told it ended alone', async () => {
     const h = await readyModern();
+    h.clock.increment(1_000); // ready as long as the longest reconnect delay: an ordinary loss, not a quick one
     h.actor.send({ type: 'listen.ended_unanswered', id: 1, cause: 'ended' });
     h.probes[0]!.fail('connection reset');
     expect(h.state()).toBe('reconnecting');

@@ -65,6 +65,7 @@ describe('connection machine', () => {
     h.actor.send({ type: 'connect' });
     h.transports[0]!.open();
     await h.settle();
+    h.clock.increment(1_000); // ready as long as the longest reconnect delay: an ordinary loss, not a quick one
     h.transports[0]!.fail(new Error('exited'));
     expect(h.state()).toBe('reconnecting');
     expect(h.transports[0]!.closed).toBe(true);
@@ -106,6 +107,7 @@ describe('connection machine', () => {
     h.actor.send({ type: 'connect' });
     h.transports[0]!.open();
     await h.settle();
+    h.clock.increment(1_000); // ready as long as the longest reconnect delay: an ordinary loss, not a quick one
     h.transports[0]!.fail('gone');
     for (let attempt = 1; attempt <= 200; attempt++) {
       h.clock.increment(1_000);
@@ -120,6 +122,30 @@ describe('connection machine', () => {
     h.transports[201]!.open();
     await h.settle();
     expect(h.state()).toEqual({ online: { ready: 'modern' } });
+  });
+
+  it('a server lost right after each ready is reconnected ever less often, up to maxDelayMs; a ready that lasted starts over', async () => {
+    const h = harness({ eras: Array(8).fill('modern'), backoff: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 }, random: 1 });
+    const delays = () => h.emitted.filter((e) => e.type === 'connection.reconnecting').map((e) => (e as { delayMs: number }).delayMs);
+    h.actor.send({ type: 'connect' });
+    let transport = 0;
+    const readyThenLost = async (readyForMs: number) => {
+      h.transports[transport]!.open();
+      await h.settle();
+      expect(h.state()).toEqual({ online: { ready: 'modern' } });
+      h.clock.increment(readyForMs);
+      h.transports[transport]!.fail('crashed');
+      h.clock.increment(delays().at(-1)!);
+      transport++;
+    };
+    // A crash loop: every ready ends at once. Each counts as a further attempt, so maxAttempts (3) is never reached.
+    for (let i = 0; i < 5; i++) await readyThenLost(0);
+    expect(delays()).toEqual([200, 400, 800, 1_000, 1_000]);
+    // Ready for just under maxDelayMs is still quick; for maxDelayMs, it lasted: the next loss is an ordinary one.
+    await readyThenLost(999);
+    await readyThenLost(1_000);
+    expect(delays().slice(5)).toEqual([1_000, 100]);
+    expect(h.emitted.filter((e) => e.type === 'connection.reconnecting').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 1, 1, 1, 1, 1, 1]);
   });
 
   it('closes as transport_closed when reconnection is disabled', async () => {
