@@ -8,11 +8,12 @@
  * `maxAttempts`, or one lasting past `maxWaitMs`, gives up; so does a stream
  * without an event id (nothing to resume from) and a reopen the server
  * refuses with a 4xx (the session is gone, or it offers no resumption).
- * A reopen that the server answers and then ends at once, with no message,
- * would otherwise start a fresh run each time: with `retry: 0` the client
- * sent hundreds of GETs a second. A stream that ended without a message is
- * reopened no sooner than `defaultRetryMs` (a polling server's `retry` above
- * it is kept).
+ * The server's `retry` is kept to the millisecond (SEP-1699 says the client
+ * MUST wait it, and the conformance suite holds it to that), except after a
+ * reopened stream that ended without a message: then at least
+ * EMPTY_REOPEN_FLOOR_MS. A server that answers every reopen and ends it at
+ * once would otherwise be polled without pause: with `retry: 0`, hundreds of
+ * GETs a second, since every reopen it answers starts a fresh run.
  */
 import { HttpStatusError } from '../protocol/errors.ts';
 import type { SseCursor } from './sse-cursor.ts';
@@ -23,14 +24,14 @@ export interface ResumeOptions {
   maxAttempts?: number;
   /** Longest time from losing a stream to giving up on it, waits included (default 60,000 ms). */
   maxWaitMs?: number;
-  /**
-   * The wait before a reopen when the server sent no `retry` field (default 1,000 ms); also the shortest wait
-   * before reopening a stream that ended without a message, whatever `retry` the server asked for.
-   */
+  /** The wait before a reopen when the server sent no `retry` field (default 1,000 ms). */
   defaultRetryMs?: number;
 }
 
 const DEFAULTS: Required<ResumeOptions> = { maxAttempts: 5, maxWaitMs: 60_000, defaultRetryMs: 1_000 };
+
+/** The shortest wait before reopening a stream that was itself a reopen and ended without a message: 4 GETs a second. */
+export const EMPTY_REOPEN_FLOOR_MS = 250;
 
 /** Reads and reopens one stream; the transport binds it to its fetch, headers and frame delivery. */
 export interface StreamIo {
@@ -84,7 +85,7 @@ export async function followStream(
     const lastEventId = cursor.lastEventId;
     if (lastEventId === undefined) return { type: 'lost', cause };
     const lostAt = Date.now();
-    const floorMs = cursor.messages === messagesBefore ? defaultRetryMs : 0;
+    const floorMs = body !== first && cursor.messages === messagesBefore ? EMPTY_REOPEN_FLOOR_MS : 0;
     let reopened: ReadableStream<Uint8Array> | undefined;
     for (let attempt = 1; reopened === undefined; attempt++) {
       const waitMs = Math.max(cursor.retryMs ?? defaultRetryMs, floorMs);

@@ -1,6 +1,6 @@
 /** followStream's rules, with scripted bodies and reopen answers: when it resumes, what it sends, and when it gives up. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { followStream, type StreamIo } from '../../src/transport/resumable-stream.ts';
+import { EMPTY_REOPEN_FLOOR_MS, followStream, type StreamIo } from '../../src/transport/resumable-stream.ts';
 import { SseCursor } from '../../src/transport/sse-cursor.ts';
 
 const body = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
@@ -31,23 +31,36 @@ function scripted(reads: Array<{ id?: string; retry?: number; end: 'stopped' | '
 describe('followStream', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('a reopened stream that ends with no message is reopened no sooner than defaultRetryMs, whatever retry the server asked', async () => {
+  it('a reopened stream that ends with no message is reopened no sooner than EMPTY_REOPEN_FLOOR_MS, whatever retry the server asked', async () => {
     vi.useFakeTimers();
-    // The first stream carried a message (retry 0: reopen at once); every reopen is answered and ends empty.
+    // The first stream is a priming event alone (retry 0: reopen at once, as asked); every reopen is answered and ends empty.
     const { cursor, asked, io } = scripted(
-      [{ id: 'a1', retry: 0, end: 'ended' }, { end: 'ended' }, { id: 'a1', end: 'ended' }, { end: 'stopped' }],
+      [{ retry: 0, end: 'ended' }, { end: 'ended' }, { end: 'ended' }, { end: 'stopped' }],
       [sse(), sse(), sse()],
     );
-    const following = followStream(body(), cursor, io, new AbortController().signal, { defaultRetryMs: 1_000 });
+    cursor.advance('p1');
+    const following = followStream(body(), cursor, io, new AbortController().signal);
     await vi.advanceTimersByTimeAsync(0);
-    expect(asked).toEqual(['a1']);
-    // Empty, and then a replay of what was seen (a duplicate is no message): 1 s before each reopen.
+    expect(asked).toEqual(['p1']);
     for (const reopens of [2, 3]) {
-      await vi.advanceTimersByTimeAsync(999);
+      await vi.advanceTimersByTimeAsync(EMPTY_REOPEN_FLOOR_MS - 1);
       expect(asked).toHaveLength(reopens - 1);
       await vi.advanceTimersByTimeAsync(1);
       expect(asked).toHaveLength(reopens);
     }
+    expect(await following).toEqual({ type: 'stopped' });
+  });
+
+  it('a replay of what was already seen is no message: the reopen after it waits the floor too', async () => {
+    vi.useFakeTimers();
+    const { cursor, asked, io } = scripted([{ id: 'a1', retry: 0, end: 'ended' }, { id: 'a1', end: 'ended' }, { end: 'stopped' }], [sse(), sse()]);
+    const following = followStream(body(), cursor, io, new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked).toEqual(['a1']);
+    await vi.advanceTimersByTimeAsync(EMPTY_REOPEN_FLOOR_MS - 1);
+    expect(asked).toEqual(['a1']);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(asked).toEqual(['a1', 'a1']);
     expect(await following).toEqual({ type: 'stopped' });
   });
 
