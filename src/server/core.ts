@@ -194,6 +194,15 @@ export class ServerCore implements StreamOwner {
   }
 
   /**
+   * The refusal of one more request where `answering` are being answered already (a stdio connection, a legacy
+   * HTTP session): LimitExceededError past maxRequestsPerConnection, else undefined.
+   */
+  requestLimitError(answering: number): LimitExceededError | undefined {
+    const max = this.limits.maxRequestsPerConnection;
+    return answering >= max ? new LimitExceededError('maxRequestsPerConnection', max) : undefined;
+  }
+
+  /**
    * A new legacy session. `initializeMs` ends it if it is not initialized that
    * long after its start (HTTP passes `limits.initializeTimeoutMs`; a stdio
    * session lives as long as its connection).

@@ -99,11 +99,8 @@ export class LegacyHttpSessions {
       const error = idInUseError(message.id);
       return sendJson(res, error.httpStatus, errorFrame(message.id, error));
     }
-    const maxRequests = this.core.limits.maxRequestsPerConnection;
-    if (record.inflight.size >= maxRequests) {
-      const error = new LimitExceededError('maxRequestsPerConnection', maxRequests);
-      return sendJson(res, error.httpStatus, errorFrame(message.id, error));
-    }
+    const overLimit = this.core.requestLimitError(record.inflight.size);
+    if (overLimit) return sendJson(res, overLimit.httpStatus, errorFrame(message.id, overLimit));
     const controller = new AbortController();
     record.inflight.set(key, controller);
     const name = `p${++record.posts}`;

@@ -184,9 +184,9 @@ export class StdioConnection implements StdioConnectionHandle {
       else if (outcome.kind === 'error') this.outbox.answer(errorFrame(request.id, outcome.error));
       return;
     }
-    const maxRequests = this.core.limits.maxRequestsPerConnection;
-    if (this.inflight.size >= maxRequests) {
-      this.outbox.answer(errorFrame(request.id, new LimitExceededError('maxRequestsPerConnection', maxRequests)));
+    const overLimit = this.core.requestLimitError(this.inflight.size);
+    if (overLimit) {
+      this.outbox.answer(errorFrame(request.id, overLimit));
       return;
     }
     const controller = new AbortController();

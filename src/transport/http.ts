@@ -400,7 +400,6 @@ class HttpClientTransport implements ClientTransport {
     return headers;
   }
 
-
   /** The server is unreachable or dropped us: end everything and report it once. */
   private fail(cause: unknown): void {
     if (this.phase !== 'open') return;
