@@ -25,7 +25,16 @@ const scratch = mkdtempSync(join(tmpdir(), 'xstate-latest-'));
 let status = 1;
 try {
   writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'xstate-latest-scratch', private: true }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts', '--loglevel=error', 'xstate@5'], { cwd: scratch, stdio: 'inherit' });
+  // A registry connection can drop (a CI run once ended at one): the install is tried up to three times.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts', '--loglevel=error', 'xstate@5'], { cwd: scratch, stdio: 'inherit' });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      console.log(`xstate-latest: npm install xstate@5 failed (attempt ${attempt} of 3); trying again`);
+    }
+  }
   const xstateDir = join(scratch, 'node_modules', 'xstate');
   const latest = versionOf(xstateDir);
   const locked = versionOf(join(root, 'node_modules', 'xstate'));

@@ -93,6 +93,23 @@ export class Child {
 export const runToEnd = (command: string, args: readonly string[], options: ChildOptions): Promise<Finished> =>
   new Child(command, args, options).finished;
 
+/** What npm and pnpm print when the registry dropped or refused a connection, as against an install that failed on its merits. */
+const NETWORK_FAILURE = /\b(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ECONNREFUSED|ENOTFOUND|ENETUNREACH|ERR_SOCKET_TIMEOUT|socket hang up|network aborted)\b/i;
+
+/**
+ * Runs an install to its end; one that failed for the network is run again, up to three times in all, and the
+ * log says so. A CI run once ended at a dropped registry connection, which says nothing about the package.
+ */
+export async function runInstall(command: string, args: readonly string[], options: ChildOptions): Promise<Finished> {
+  const attempts = 3;
+  for (let attempt = 1; ; attempt += 1) {
+    const finished = await runToEnd(command, args, options);
+    if (finished.code === 0 || attempt === attempts || !NETWORK_FAILURE.test(`${finished.stdout}\n${finished.stderr}`)) return finished;
+    console.log(`     ${command} ${args[0] ?? ''}: the registry connection failed (attempt ${attempt} of ${attempts}); retrying`);
+    await new Promise((resolve) => setTimeout(resolve, attempt * 10_000));
+  }
+}
+
 /** Throws with the command's output unless it exited 0. */
 export function assertSucceeded(finished: Finished, what: string): Finished {
   if (finished.code === 0) return finished;

@@ -15,7 +15,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertSucceeded, Child, runToEnd } from './child.ts';
+import { assertSucceeded, Child, runInstall, runToEnd } from './child.ts';
 import { checkClientOutput, checkTarball, checkTypeDiagnostics, type PackedFile } from './checks.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -73,7 +73,7 @@ const npm: Manager = {
   name: 'npm',
   async install(dir, specs, dev) {
     const args = ['install', '--no-audit', '--no-fund', ...(dev ? ['--save-dev'] : []), ...specs];
-    assertSucceeded(await runToEnd('npm', args, { cwd: dir, timeoutMs: INSTALL_MS }), `npm ${args.join(' ')}`);
+    assertSucceeded(await runInstall('npm', args, { cwd: dir, timeoutMs: INSTALL_MS }), `npm ${args.join(' ')}`);
   },
   async runtimePackages(dir) {
     const listed = assertSucceeded(await runToEnd('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: dir, timeoutMs: RUN_MS }), 'npm ls');
@@ -86,7 +86,7 @@ const pnpm: Manager = {
   async install(dir, specs, dev) {
     // No hoisting at all: a package sees only what it declares.
     const args = ['add', '--config.hoist=false', '--config.public-hoist-pattern=', '--store-dir', join(work, 'pnpm-store'), ...(dev ? ['--save-dev'] : []), ...specs];
-    assertSucceeded(await runToEnd(BIN('pnpm'), args, { cwd: dir, timeoutMs: INSTALL_MS }), `pnpm ${args.join(' ')}`);
+    assertSucceeded(await runInstall(BIN('pnpm'), args, { cwd: dir, timeoutMs: INSTALL_MS }), `pnpm ${args.join(' ')}`);
   },
   async runtimePackages(dir) {
     // One folder per installed package in the virtual store (`pnpm ls --parseable` repeats a package per path that reaches it).
