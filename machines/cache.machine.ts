@@ -103,8 +103,11 @@ export type CacheMachineEvent =
   /** The connection negotiated again on its own (a reconnect); the intersection is recomputed. */
   | ({ type: 'connection.ready'; generation: number } & CacheNegotiation)
   | { type: 'connection.lost'; cause: unknown }
-  /** The connection is about to make reconnect attempt `attempt`: the cache counts them against its bound. */
-  | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
+  /**
+   * The connection is about to make reconnect attempt `attempt`: the cache counts them, and the connections before
+   * it that were lost soon after they were ready (`quickReadies`), against its bound.
+   */
+  | { type: 'connection.reconnecting'; attempt: number; quickReadies: number; delayMs: number; cause: unknown }
   | { type: 'connection.closed'; reason: ConnectionClosedReason }
   /** The stream is open (modern: acknowledged; legacy: listener registered); `honored` when the server narrowed the filter. */
   | { type: 'stream.opened'; honored?: NotificationFilter }
@@ -160,7 +163,10 @@ export const cacheMachine = setup({
     attemptsLeft: ({ context }) => context.attempt < context.recovery.maxAttempts,
     // The client closed the connection on purpose: the cache ends with it rather than degrading.
     closedByClient: ({ event }) => event.type === 'connection.closed' && (event.reason.type === 'disconnected' || event.reason.type === 'shutdown'),
-    reconnectsExhausted: ({ context, event }) => event.type === 'connection.reconnecting' && event.attempt > context.recovery.maxAttempts,
+    // A server that crashes right after each start never fails an attempt: its quick readies count as attempts,
+    // as they do for the connection's own backoff.
+    reconnectsExhausted: ({ context, event }) =>
+      event.type === 'connection.reconnecting' && event.attempt + event.quickReadies > context.recovery.maxAttempts,
     // The stream listens for exactly this intersection in this era, so it can resume; anything else is a new stream.
     sameIntersection: ({ context, event }) => {
       if (event.type !== 'connection.ready' || event.era !== context.era || context.filter === null) return false;
@@ -187,8 +193,8 @@ export const cacheMachine = setup({
       return { attempt, nextDelayMs: backoffDelay(attempt, context.recovery, context.random()) };
     }),
     resetAttempts: assign({ attempt: 0 }),
-    countReconnect: assign((_, params: { attempt: number; delayMs: number; cause: unknown }) => ({
-      attempt: params.attempt,
+    countReconnect: assign((_, params: { attempt: number; quickReadies: number; delayMs: number; cause: unknown }) => ({
+      attempt: params.attempt + params.quickReadies,
       nextDelayMs: params.delayMs,
       lastCause: params.cause,
     })),

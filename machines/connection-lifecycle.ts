@@ -107,7 +107,11 @@ export const isLifecycleEvent = <E extends { type: string }>(event: E): event is
 export type ConnectionEmitted =
   | (Extract<ConnectionLifecycleEvent, { type: 'connection.ready' }> & { negotiated: Negotiated })
   | Exclude<ConnectionLifecycleEvent, { type: 'connection.ready' }>
-  | { type: 'connection.reconnecting'; attempt: number; delayMs: number; cause: unknown }
+  /**
+   * `attempt` counts failed attempts in a row (what `maxAttempts` bounds); `quickReadies`, the connections before it
+   * that were lost within `maxDelayMs` of being ready (0 after one that lasted): a crash loop shows there.
+   */
+  | { type: 'connection.reconnecting'; attempt: number; quickReadies: number; delayMs: number; cause: unknown }
   | { type: 'connection.failed'; cause: unknown };
 
 /** The liveness verdict for one stream, for the connection's owner only: it ended alone, and the transport stays. */

@@ -136,6 +136,7 @@ export const connectionMachine = setup({
     announceReconnecting: emit(({ context }) => ({
       type: 'connection.reconnecting' as const,
       attempt: context.attempt,
+      quickReadies: context.quickReadies,
       delayMs: context.nextDelayMs,
       cause: context.lastCause,
     })),

@@ -355,7 +355,7 @@ describe('cache machine', () => {
       expect(stream.commands).toEqual([]);
       expect(cache.coverage).toEqual([{ type: 'cache.covered', filter: full }, { type: 'cache.uncovered' }]);
       // No retry timer of its own: however long the connection takes, the cache neither negotiates nor reopens.
-      cache.actor.send({ type: 'connection.reconnecting', attempt: 1, delayMs: 250, cause: 'server exited' });
+      cache.actor.send({ type: 'connection.reconnecting', attempt: 1, quickReadies: 0, delayMs: 250, cause: 'server exited' });
       cache.clock.increment(600_000);
       expect(cache.negotiations).toHaveLength(1);
       expect(cache.streams).toHaveLength(1);
@@ -394,10 +394,10 @@ describe('cache machine', () => {
     it('degrades once the connection starts more reconnect attempts than the bound, and listens again when it does come back', async () => {
       const { cache, stream: first } = await listeningCache([modern(everything)], { maxAttempts: 2, baseDelayMs: 1_000, maxDelayMs: 3_000 });
       cache.actor.send({ type: 'connection.lost', cause: 'server exited' });
-      cache.actor.send({ type: 'connection.reconnecting', attempt: 1, delayMs: 250, cause: 'spawn failed' });
-      cache.actor.send({ type: 'connection.reconnecting', attempt: 2, delayMs: 500, cause: 'spawn failed again' });
+      cache.actor.send({ type: 'connection.reconnecting', attempt: 1, quickReadies: 0, delayMs: 250, cause: 'spawn failed' });
+      cache.actor.send({ type: 'connection.reconnecting', attempt: 2, quickReadies: 0, delayMs: 500, cause: 'spawn failed again' });
       expect(cache.state()).toEqual({ listening: 'paused' });
-      cache.actor.send({ type: 'connection.reconnecting', attempt: 3, delayMs: 1_000, cause: 'spawn failed a third time' });
+      cache.actor.send({ type: 'connection.reconnecting', attempt: 3, quickReadies: 0, delayMs: 1_000, cause: 'spawn failed a third time' });
       expect(cache.state()).toBe('degraded');
       expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'recovery_exhausted', attempts: 2, cause: 'spawn failed a third time' });
       expect(first.stopped).toBe(true);
@@ -407,6 +407,39 @@ describe('cache machine', () => {
       expect(cache.state()).toEqual({ listening: 'opening' });
       expect(cache.streams).toHaveLength(2);
       expect(cache.negotiations).toHaveLength(1);
+    });
+
+    it('degrades when a server crashes right after each start: quick readies count against the bound as attempts do', async () => {
+      const { cache } = await listeningCache([modern(everything)], { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 3_000 });
+      // Each restart negotiates and resumes the stream, then is lost at once: no attempt ever fails.
+      const crashAfterStart = (quickReadies: number) => {
+        cache.actor.send({ type: 'connection.lost', cause: 'server exited' });
+        cache.actor.send({ type: 'connection.reconnecting', attempt: 1, quickReadies, delayMs: 250, cause: 'server exited' });
+        if (cache.state() === 'degraded') return;
+        cache.actor.send(ready(modern(everything)));
+        cache.lastStream().send({ type: 'stream.resumed' });
+        expect(cache.state()).toEqual({ listening: 'open' });
+      };
+      crashAfterStart(1);
+      crashAfterStart(2);
+      expect(cache.state()).toEqual({ listening: 'open' });
+      crashAfterStart(3);
+      expect(cache.state()).toBe('degraded');
+      expect(cache.actor.getSnapshot().context.degradedBy).toEqual({ type: 'recovery_exhausted', attempts: 3, cause: 'server exited' });
+
+      // It listens again on the next negotiation, and is degraded again by the next quick loss.
+      cache.actor.send(ready(modern(everything), 3));
+      cache.lastStream().send({ type: 'stream.opened' });
+      expect(cache.state()).toEqual({ listening: 'open' });
+      expect(cache.actor.getSnapshot().context.degradedBy).toBeUndefined();
+      crashAfterStart(4);
+      expect(cache.state()).toBe('degraded');
+
+      // Once a connection lasted (the connection forgot its quick readies), a loss is an ordinary one again.
+      cache.actor.send(ready(modern(everything), 4));
+      cache.lastStream().send({ type: 'stream.opened' });
+      crashAfterStart(0);
+      expect(cache.state()).toEqual({ listening: 'open' });
     });
 
     it("degrades without retrying on its own when the stream's re-listens run out", async () => {

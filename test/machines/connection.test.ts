@@ -27,10 +27,10 @@ describe('connection machine', () => {
     h.actor.send({ type: 'connect' });
     h.transports[0]!.fail(new Error('ECONNREFUSED'));
     expect(h.state()).toBe('reconnecting');
-    expect(h.emitted).toEqual([{ type: 'connection.reconnecting', attempt: 1, delayMs: 75, cause: new Error('ECONNREFUSED') }]);
+    expect(h.emitted).toEqual([{ type: 'connection.reconnecting', attempt: 1, quickReadies: 0, delayMs: 75, cause: new Error('ECONNREFUSED') }]);
     h.clock.increment(75);
     h.transports[1]!.fail(new Error('ECONNREFUSED'));
-    expect(h.emitted.at(-1)).toEqual({ type: 'connection.reconnecting', attempt: 2, delayMs: 150, cause: new Error('ECONNREFUSED') });
+    expect(h.emitted.at(-1)).toEqual({ type: 'connection.reconnecting', attempt: 2, quickReadies: 0, delayMs: 150, cause: new Error('ECONNREFUSED') });
     h.clock.increment(150);
     h.transports[2]!.open();
     await h.settle();
@@ -70,7 +70,7 @@ describe('connection machine', () => {
     expect(h.state()).toBe('reconnecting');
     expect(h.transports[0]!.closed).toBe(true);
     const reconnecting = h.emitted.find((e) => e.type === 'connection.reconnecting');
-    expect(reconnecting).toEqual({ type: 'connection.reconnecting', attempt: 1, delayMs: 75, cause: new Error('exited') });
+    expect(reconnecting).toEqual({ type: 'connection.reconnecting', attempt: 1, quickReadies: 0, delayMs: 75, cause: new Error('exited') });
     h.clock.increment(74);
     expect(h.state()).toBe('reconnecting');
     h.clock.increment(1);
@@ -146,6 +146,8 @@ describe('connection machine', () => {
     await readyThenLost(1_000);
     expect(delays().slice(5)).toEqual([1_000, 100]);
     expect(h.emitted.filter((e) => e.type === 'connection.reconnecting').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    // What the cache counts against its own bound: the quick readies before each reconnect.
+    expect(h.emitted.filter((e) => e.type === 'connection.reconnecting').map((e) => (e as { quickReadies: number }).quickReadies)).toEqual([1, 2, 3, 4, 5, 6, 0]);
   });
 
   it('closes as transport_closed when reconnection is disabled', async () => {

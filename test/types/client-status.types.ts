@@ -36,6 +36,7 @@ client.on('connection.ready', (event) => {
 });
 client.on('connection.closed', (event) => expectTypeOf(event.reason).toEqualTypeOf<ConnectionClosedReason>());
 client.on('connection.reconnecting', (event) => expectTypeOf(event.attempt).toEqualTypeOf<number>());
+client.on('connection.reconnecting', (event) => expectTypeOf(event.quickReadies).toEqualTypeOf<number>());
 client.on('*', (event) => expectTypeOf(event).toEqualTypeOf<ClientEvent>());
 expectTypeOf(client.on('connection.lost', () => {})).toEqualTypeOf<{ unsubscribe(): void }>();
 // @ts-expect-error: errors are not lifecycle events; they go to onError
