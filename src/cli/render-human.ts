@@ -91,7 +91,10 @@ function describe(event: TimelineEvent, paint: Paint): string[] {
     case 'lost':
       return [`${paint('red', '✗ connection lost')} ${printable(event.cause)}`];
     case 'reconnecting':
-      return [`${paint('yellow', '… reconnecting')} attempt ${event.attempt}${event.maxAttempts !== undefined ? ` of ${event.maxAttempts}` : ''} in ${event.delayMs} ms ${paint('dim', `(${printable(event.cause)})`)}`];
+      return [
+        `${paint('yellow', '… reconnecting')} attempt ${event.attempt}${event.maxAttempts !== undefined ? ` of ${event.maxAttempts}` : ''} in ${event.delayMs} ms` +
+          `${event.quickReadies > 0 ? ` after ${event.quickReadies} short-lived connection${event.quickReadies === 1 ? '' : 's'}` : ''} ${paint('dim', `(${printable(event.cause)})`)}`,
+      ];
     case 'reconnected':
       return [
         `${paint('green', '● reconnected')} era ${paint('bold', event.era)} (${printable(event.protocolVersion)}) to ${paint('bold', serverLabel(event.server))} ${paint('dim', `(connection #${event.generation})`)}`,

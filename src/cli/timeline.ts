@@ -56,8 +56,11 @@ export type TimelineEvent =
   | { type: 'refetch_failed'; key: string; error: string }
   /** `cause` is one line (the innermost system error); `error` the whole chain, for --json. */
   | { type: 'lost'; cause: string; error?: SerializedError }
-  /** `maxAttempts` only when bounded (--max-attempts); the delay is the wait before this attempt. */
-  | { type: 'reconnecting'; attempt: number; maxAttempts?: number; delayMs: number; cause: string; error?: SerializedError }
+  /**
+   * `maxAttempts` only when bounded (--max-attempts); `quickReadies`, the connections before this attempt that
+   * ended soon after they were ready (a server that crashes after each start); the delay is the wait before it.
+   */
+  | { type: 'reconnecting'; attempt: number; maxAttempts?: number; quickReadies: number; delayMs: number; cause: string; error?: SerializedError }
   | { type: 'reconnected'; era: Era; protocolVersion: string; server: ServerIdentity; generation: number }
   | { type: 'era_changed'; from: Era; to: Era }
   /**

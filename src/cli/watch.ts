@@ -156,6 +156,7 @@ function reportConnectionEvent(event: ClientEvent, render: Renderer, maxAttempts
         type: 'reconnecting',
         attempt: event.attempt,
         ...(Number.isFinite(maxAttempts) ? { maxAttempts } : {}),
+        quickReadies: event.quickReadies,
         delayMs: event.delayMs,
         cause: describeCause(event.cause),
         error: serializeError(event.cause),

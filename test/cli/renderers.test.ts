@@ -13,7 +13,8 @@ const render = (event: TimelineEvent, colour: boolean) => {
 
 const EVENTS: TimelineEvent[] = [
   { type: 'list_diff', list: 'tools', added: ['new'], removed: ['old'], changed: ['same'], count: 2 },
-  { type: 'reconnecting', attempt: 2, delayMs: 480, cause: 'server process exited (code 1)' },
+  { type: 'reconnecting', attempt: 2, quickReadies: 0, delayMs: 480, cause: 'server process exited (code 1)' },
+  { type: 'reconnecting', attempt: 1, maxAttempts: 5, quickReadies: 3, delayMs: 1_600, cause: 'server process exited (code 1)' },
   { type: 'closed', reason: 'reconnect_exhausted', detail: 'spawn ENOENT' },
 ];
 
@@ -22,6 +23,7 @@ describe('humanRenderer', () => {
     expect(EVENTS.map((event) => render(event, false)).join('')).toBe(
       '12:34:56.789  Δ tools +new -old ~same (2 in all)\n' +
         '12:34:56.789  … reconnecting attempt 2 in 480 ms (server process exited (code 1))\n' +
+        '12:34:56.789  … reconnecting attempt 1 of 5 in 1600 ms after 3 short-lived connections (server process exited (code 1))\n' +
         '12:34:56.789  ■ closed reconnect_exhausted (spawn ENOENT)\n',
     );
   });
@@ -62,7 +64,7 @@ describe('humanRenderer', () => {
     { type: 'resource_updated', uri: HOSTILE, text: HOSTILE },
     { type: 'refetch_failed', key: HOSTILE, error: HOSTILE },
     { type: 'lost', cause: HOSTILE },
-    { type: 'reconnecting', attempt: 1, delayMs: 10, cause: HOSTILE },
+    { type: 'reconnecting', attempt: 1, quickReadies: 1, delayMs: 10, cause: HOSTILE },
     { type: 'reconnected', era: 'modern', protocolVersion: HOSTILE, server: { name: HOSTILE, version: HOSTILE }, generation: 2 },
     { type: 'cache', state: 'degraded', previous: 'listening', resumed: false, detail: HOSTILE },
     { type: 'error', error: { name: 'Error', message: HOSTILE } },
@@ -85,6 +87,6 @@ describe('jsonRenderer', () => {
   it('writes one JSON object per line with the time first', () => {
     let out = '';
     jsonRenderer((line) => (out += line), at)(EVENTS[1]!);
-    expect(out).toBe('{"time":"2026-11-30T12:34:56.789Z","type":"reconnecting","attempt":2,"delayMs":480,"cause":"server process exited (code 1)"}\n');
+    expect(out).toBe('{"time":"2026-11-30T12:34:56.789Z","type":"reconnecting","attempt":2,"quickReadies":0,"delayMs":480,"cause":"server process exited (code 1)"}\n');
   });
 });
