@@ -205,19 +205,36 @@ export function classifyFrame(value: unknown, text?: string): ClassifiedFrame {
 
 /** Parses one text frame (a stdio line, an SSE data field, a JSON body) and classifies it. */
 export function parseFrame(text: string, maxBytes: number): ClassifiedFrame {
+  const parsed = parseBounded(text, maxBytes);
+  return 'value' in parsed ? classifyFrame(parsed.value, text) : parsed.refused;
+}
+
+/**
+ * Parses what a client reads as one message (a stdio line, an SSE event, a JSON body) into its frames: a JSON-RPC
+ * batch, an array of messages, is its elements, each classified on its own (an element that is itself an array is
+ * `not_an_object`); an empty one is refused. Revision 2025-03-26 requires every implementation to receive batches,
+ * and accepting them from any server costs nothing: each message is checked as if it came alone.
+ */
+export function parseFrames(text: string, maxBytes: number): ClassifiedFrame[] {
+  const parsed = parseBounded(text, maxBytes);
+  if (!('value' in parsed)) return [parsed.refused];
+  const { value } = parsed;
+  if (!Array.isArray(value)) return [classifyFrame(value, text)];
+  if (value.length === 0) return [refuse('wrong_shape', 'a batch must hold at least one message', value, text)];
+  return value.map((element) => classifyFrame(element));
+}
+
+function parseBounded(text: string, maxBytes: number): { value: unknown } | { refused: ClassifiedFrame } {
   if (text.length > maxBytes) {
     return {
-      kind: 'invalid',
-      error: new FrameError('oversized', `frame of ${text.length} characters exceeds the ${maxBytes} limit`, preview(text)),
+      refused: { kind: 'invalid', error: new FrameError('oversized', `frame of ${text.length} characters exceeds the ${maxBytes} limit`, preview(text)) },
     };
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return { value: JSON.parse(text) as unknown };
   } catch (cause) {
-    return { kind: 'invalid', error: new FrameError('unparseable', 'frame is not valid JSON', preview(text), { cause }) };
+    return { refused: { kind: 'invalid', error: new FrameError('unparseable', 'frame is not valid JSON', preview(text), { cause }) } };
   }
-  return classifyFrame(value, text);
 }
 
 export const isFailure = (response: JsonRpcResponse): response is JsonRpcFailure => 'error' in response;

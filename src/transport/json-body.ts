@@ -3,14 +3,7 @@
  * answer (one message or a batch array), and the JSON-RPC error an HTTP
  * error status may carry. Neither buffers past its limit.
  */
-import {
-  classifyFrame,
-  FrameError,
-  isFailure,
-  parseFrame,
-  type ClassifiedFrame,
-  type JsonRpcErrorObject,
-} from '../protocol/jsonrpc.ts';
+import { FrameError, isFailure, parseFrame, parseFrames, type ClassifiedFrame, type JsonRpcErrorObject } from '../protocol/jsonrpc.ts';
 
 /** How much of an error body is read looking for a JSON-RPC error. */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -41,16 +34,7 @@ export async function readJsonFrames(body: ReadableStream<Uint8Array>, maxFrameB
   if (text === undefined) {
     return [{ kind: 'invalid', error: new FrameError('oversized', `a JSON response body exceeds the ${maxFrameBytes} character frame limit`) }];
   }
-  if (text.trimStart().startsWith('[')) {
-    let values: unknown;
-    try {
-      values = JSON.parse(text);
-    } catch {
-      return [parseFrame(text, maxFrameBytes)];
-    }
-    if (Array.isArray(values)) return values.map((value) => classifyFrame(value));
-  }
-  return [parseFrame(text, maxFrameBytes)];
+  return parseFrames(text, maxFrameBytes);
 }
 
 /** The JSON-RPC error object in an error response's body, if it holds one. */

@@ -6,15 +6,20 @@
  * shared wait for `drain` when the stream is full.
  */
 import type { Readable, Writable } from 'node:stream';
-import { FrameError, idAtEnds, parseFrame, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
+import { FrameError, idAtEnds, parseFrames, type JsonRpcMessage } from '../protocol/jsonrpc.ts';
 import { serializeMessage } from './transport.ts';
 import { LineSplitter } from './line-splitter.ts';
 import type { TransportEvents } from './transport.ts';
 
-/** Classifies every line `input` carries as one frame; a line past `maxFrameBytes` is an `oversized` FrameError. */
+/**
+ * Classifies every line `input` carries as one frame, or a batch line as its messages (parseFrames); a line past
+ * `maxFrameBytes` is an `oversized` FrameError.
+ */
 export function readFrames(input: Readable, maxFrameBytes: number, onFrame: TransportEvents['frame'], onEnd: () => void = () => {}): void {
   const splitter = new LineSplitter(maxFrameBytes, {
-    line: (text) => onFrame(parseFrame(text, maxFrameBytes)),
+    line: (text) => {
+      for (const frame of parseFrames(text, maxFrameBytes)) onFrame(frame);
+    },
     oversized: (head, tail, limit) => {
       const responseId = idAtEnds(head, tail);
       const message = `line exceeds the ${limit} byte limit (maxFrameBytes); dropped`;

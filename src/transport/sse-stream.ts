@@ -12,7 +12,7 @@
  * server's replay after a reconnect is delivered once.
  */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
-import { FrameError, parseFrame, type ClassifiedFrame } from '../protocol/jsonrpc.ts';
+import { FrameError, parseFrames, type ClassifiedFrame } from '../protocol/jsonrpc.ts';
 import type { SseCursor } from './sse-cursor.ts';
 
 const LF = 0x0a;
@@ -44,7 +44,8 @@ export class SseFrameSplitter {
         // Empty data fields (resumability priming events) carry no message.
         if (event.data === '') return;
         if (cursor) cursor.messages++;
-        this.onFrame(parseFrame(event.data, this.maxFrameBytes));
+        // An event may carry a batch: every message in it is delivered, even after one that ends the read.
+        for (const frame of parseFrames(event.data, this.maxFrameBytes)) this.onFrame(frame);
       },
       onRetry: (ms) => cursor?.retry(ms),
     });

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nestsDeeperThan, previewJson } from '../../src/protocol/bounded-json.ts';
-import { classifyFrame, MAX_FRAME_DEPTH, parseFrame } from '../../src/protocol/jsonrpc.ts';
+import { classifyFrame, MAX_FRAME_DEPTH, parseFrame, parseFrames } from '../../src/protocol/jsonrpc.ts';
 
 const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 /** A notification whose params hold `depth - 2` more levels, so the frame nests exactly `depth` deep. */
@@ -93,5 +93,31 @@ describe('the excerpt a FrameError keeps', () => {
   it('a refused array frame quotes the text it arrived as', () => {
     const frame = parseFrame('[1,2,3]', 1024);
     expect(frame).toMatchObject({ kind: 'invalid', error: { problem: 'not_an_object', frame: '[1,2,3]' } });
+  });
+});
+
+describe('a JSON-RPC batch, as a client reads it (parseFrames)', () => {
+  const kinds = (text: string) => parseFrames(text, 1 << 20).map((frame) => (frame.kind === 'invalid' ? frame.error.problem : frame.kind));
+
+  it('is its messages, each classified as if it came alone', () => {
+    const batch = '[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"notifications/tools/list_changed"},{"jsonrpc":"2.0","id":"s-1","method":"ping"}]';
+    expect(kinds(batch)).toEqual(['response', 'notification', 'request']);
+  });
+
+  it('refuses what no message may be, element by element, and an empty batch as a whole', () => {
+    expect(kinds('[1,[{"jsonrpc":"2.0","id":1,"result":{}}],{"jsonrpc":"1.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}}]')).toEqual([
+      'not_an_object',
+      'not_an_object',
+      'wrong_version',
+      'response',
+    ]);
+    expect(kinds('[]')).toEqual(['wrong_shape']);
+    expect(kinds(`[${nestedArrays(100_000)}]`)).toEqual(['too_deep']);
+  });
+
+  it('is bounded and parsed as a single message is: one oversized or unparseable frame', () => {
+    expect(parseFrames(`[${'{"jsonrpc":"2.0","method":"x"},'.repeat(100)}1]`, 1_000)).toMatchObject([{ kind: 'invalid', error: { problem: 'oversized' } }]);
+    expect(kinds('[{"jsonrpc":"2.0"')).toEqual(['unparseable']);
+    expect(parseFrames('{"jsonrpc":"2.0","id":1,"result":{}}', 1_000)).toEqual([parseFrame('{"jsonrpc":"2.0","id":1,"result":{}}', 1_000)]);
   });
 });

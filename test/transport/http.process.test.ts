@@ -391,6 +391,16 @@ describe('SSE frame splitter', () => {
       }),
     );
   });
+
+  it('reads an event that carries a batch as its messages, in order', () => {
+    const seen: string[] = [];
+    const splitter = new SseFrameSplitter(1_000, (frame) => {
+      seen.push(frame.kind === 'invalid' ? frame.error.problem : String(frame.kind === 'notification' && frame.message.params?.data));
+    });
+    splitter.push(`data: [${note('a')},${note('b')},[]]\n\ndata: ${note('c')}\n\n`);
+    splitter.end();
+    expect(seen).toEqual(['a', 'b', 'not_an_object', 'c']);
+  });
 });
 
 describe('http transport, legacy era (official SDK 1.x sessionful server)', () => {

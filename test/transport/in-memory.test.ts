@@ -60,6 +60,17 @@ describe('in-memory linked pair, transport level', () => {
     expect(events.frames.map((frame) => (frame.kind === 'invalid' ? frame.error.problem : frame.kind))).toEqual(['unparseable', 'oversized', 'response']);
   });
 
+  it('reads a batch line (2025-03-26: every implementation receives batches) as its messages, in order', async () => {
+    let serverEnd: InMemoryServerEnd | undefined;
+    const transport = inMemoryTransport((end) => void (serverEnd = end))();
+    transports.push(transport);
+    const events = new RecordingEvents();
+    await transport.start(events);
+    serverEnd!.stdout.write('[{"jsonrpc":"2.0","method":"notifications/tools/list_changed"},{"jsonrpc":"2.0","id":7,"result":{}},"junk",{"jsonrpc":"2.0","id":8,"result":{}}]\n');
+    await events.response(8);
+    expect(events.frames.map((frame) => (frame.kind === 'invalid' ? frame.error.problem : frame.kind))).toEqual(['notification', 'response', 'not_an_object', 'response']);
+  });
+
   it('a server request that arrives while more than maxBacklogBytes written to the server are unread ends the link with PeerNotReadingError', async () => {
     let serverEnd: InMemoryServerEnd | undefined;
     const transport = inMemoryTransport((end) => void (serverEnd = end), { maxBacklogBytes: 1024 })();
