@@ -36,6 +36,16 @@ async function linked(server: McpServer, maxFrameBytes?: number) {
   return { transport, events };
 }
 
+/** A client transport whose server end the test writes and reads itself (no server behind it). */
+async function scriptedEnd(options: { maxFrameBytes?: number; maxBacklogBytes?: number } = {}) {
+  let serverEnd: InMemoryServerEnd | undefined;
+  const transport = inMemoryTransport((end) => void (serverEnd = end), options)();
+  transports.push(transport);
+  const events = new RecordingEvents();
+  await transport.start(events);
+  return { transport, events, serverEnd: serverEnd! };
+}
+
 describe('in-memory linked pair, transport level', () => {
   it('carries an initialize handshake and a tools/list to our server and back', async () => {
     const { transport, events } = await linked(fixtureServer());
@@ -50,41 +60,29 @@ describe('in-memory linked pair, transport level', () => {
   });
 
   it('classifies what the server writes exactly as stdio does: garbage is an invalid frame, an overlong line oversized', async () => {
-    let serverEnd: InMemoryServerEnd | undefined;
-    const transport = inMemoryTransport((end) => void (serverEnd = end), { maxFrameBytes: 64 })();
-    transports.push(transport);
-    const events = new RecordingEvents();
-    await transport.start(events);
-    serverEnd!.stdout.write(`not json\n${'x'.repeat(100)}\n{"jsonrpc":"2.0","id":7,"result":{}}\n`);
+    const { events, serverEnd } = await scriptedEnd({ maxFrameBytes: 64 });
+    serverEnd.stdout.write(`not json\n${'x'.repeat(100)}\n{"jsonrpc":"2.0","id":7,"result":{}}\n`);
     await events.response(7);
     expect(events.frames.map((frame) => (frame.kind === 'invalid' ? frame.error.problem : frame.kind))).toEqual(['unparseable', 'oversized', 'response']);
   });
 
   it('reads a batch line (2025-03-26: every implementation receives batches) as its messages, in order', async () => {
-    let serverEnd: InMemoryServerEnd | undefined;
-    const transport = inMemoryTransport((end) => void (serverEnd = end))();
-    transports.push(transport);
-    const events = new RecordingEvents();
-    await transport.start(events);
-    serverEnd!.stdout.write('[{"jsonrpc":"2.0","method":"notifications/tools/list_changed"},{"jsonrpc":"2.0","id":7,"result":{}},"junk",{"jsonrpc":"2.0","id":8,"result":{}}]\n');
+    const { events, serverEnd } = await scriptedEnd();
+    serverEnd.stdout.write('[{"jsonrpc":"2.0","method":"notifications/tools/list_changed"},{"jsonrpc":"2.0","id":7,"result":{}},"junk",{"jsonrpc":"2.0","id":8,"result":{}}]\n');
     await events.response(8);
     expect(events.frames.map((frame) => (frame.kind === 'invalid' ? frame.error.problem : frame.kind))).toEqual(['notification', 'response', 'not_an_object', 'response']);
   });
 
   it('a server request that arrives while more than maxBacklogBytes written to the server are unread ends the link with PeerNotReadingError', async () => {
-    let serverEnd: InMemoryServerEnd | undefined;
-    const transport = inMemoryTransport((end) => void (serverEnd = end), { maxBacklogBytes: 1024 })();
-    transports.push(transport);
-    const events = new RecordingEvents();
-    await transport.start(events);
+    const { transport, events, serverEnd } = await scriptedEnd({ maxBacklogBytes: 1024 });
     const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`;
     // Below the limit a request is handed on; the server end never reads what the client writes.
-    serverEnd!.stdout.write(ping(1));
+    serverEnd.stdout.write(ping(1));
     await events.next((frame) => frame.kind === 'request');
     // 64 KiB: past what the link's two 16 KiB stream buffers hold, so at least 32 KiB stay unread however the ticks fall.
     const sends: Promise<unknown>[] = [];
     for (let i = 0; i < 4; i++) sends.push(transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(16 * 1024) } }));
-    serverEnd!.stdout.write(`${ping(2)}${ping(3)}`);
+    serverEnd.stdout.write(`${ping(2)}${ping(3)}`);
     const closed = await events.whenClosed();
     expect(closed.type).toBe('failed');
     const cause = (closed as { cause: unknown }).cause;
@@ -109,13 +107,9 @@ describe('in-memory linked pair, transport level', () => {
   });
 
   it('cut() ends the link as a dead peer: ended for the client, end of input for the server', async () => {
-    let serverEnd: InMemoryServerEnd | undefined;
-    const transport = inMemoryTransport((end) => void (serverEnd = end))();
-    transports.push(transport);
-    const events = new RecordingEvents();
-    await transport.start(events);
-    const inputEnded = new Promise<void>((resolve) => serverEnd!.stdin.once('end', resolve));
-    serverEnd!.stdin.resume();
+    const { transport, events, serverEnd } = await scriptedEnd();
+    const inputEnded = new Promise<void>((resolve) => serverEnd.stdin.once('end', resolve));
+    serverEnd.stdin.resume();
     transport.cut();
     await inputEnded;
     expect(await events.whenClosed()).toEqual({ type: 'ended' });
