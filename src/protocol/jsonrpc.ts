@@ -216,12 +216,22 @@ export function parseFrame(text: string, maxBytes: number): ClassifiedFrame {
  * and accepting them from any server costs nothing: each message is checked as if it came alone.
  */
 export function parseFrames(text: string, maxBytes: number): ClassifiedFrame[] {
+  const message = parseMessage(text, maxBytes);
+  return message.kind === 'batch' ? message.frames : [message.frame];
+}
+
+/**
+ * What parseFrames reads, telling a batch from a single message as a JSON-RPC server must answer them: a batch of
+ * at least one element (each classified alone) is answered with an array; anything else, an unparseable text or an
+ * empty batch included, is one frame, answered alone.
+ */
+export function parseMessage(text: string, maxBytes: number): { kind: 'single'; frame: ClassifiedFrame } | { kind: 'batch'; frames: ClassifiedFrame[] } {
   const parsed = parseBounded(text, maxBytes);
-  if (!('value' in parsed)) return [parsed.refused];
+  if (!('value' in parsed)) return { kind: 'single', frame: parsed.refused };
   const { value } = parsed;
-  if (!Array.isArray(value)) return [classifyFrame(value, text)];
-  if (value.length === 0) return [refuse('wrong_shape', 'a batch must hold at least one message', value, text)];
-  return value.map((element) => classifyFrame(element));
+  if (!Array.isArray(value)) return { kind: 'single', frame: classifyFrame(value, text) };
+  if (value.length === 0) return { kind: 'single', frame: refuse('wrong_shape', 'a batch must hold at least one message', value, text) };
+  return { kind: 'batch', frames: value.map((element) => classifyFrame(element)) };
 }
 
 function parseBounded(text: string, maxBytes: number): { value: unknown } | { refused: ClassifiedFrame } {

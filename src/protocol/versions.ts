@@ -12,6 +12,9 @@ export type { Era, EraPreference };
 export const isLegacyVersion = (version: unknown): boolean =>
   typeof version === 'string' && (LEGACY_VERSIONS as readonly string[]).includes(version);
 
+/** The revisions whose peers receive JSON-RPC batches: 2025-03-26 requires it (of JSON-RPC 2.0), 2025-06-18 removed them. */
+export const acceptsBatches = (version: string | undefined): boolean => version === '2024-11-05' || version === '2025-03-26';
+
 export const MetaKey = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientInfo: 'io.modelcontextprotocol/clientInfo',

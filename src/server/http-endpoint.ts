@@ -75,9 +75,11 @@ export class HttpEndpoint {
         return sendJson(res, 400, errorFrame(null, new ParseFailure('Parse error: the body is not valid JSON')));
       }
     }
+    const modernHeader = req.headers['mcp-protocol-version'] === MODERN_VERSION;
+    // A batch can only belong to a legacy session (whose revision then decides); anywhere else it is one invalid frame.
+    if (Array.isArray(value) && this.#legacy.sessionIdOf(req) !== undefined && !modernHeader) return this.#legacy.postBatch(req, res, value);
     const frame = classifyFrame(value);
     if (frame.kind === 'invalid') return sendJson(res, 400, errorFrame(frame.error.requestId ?? null, new InvalidRequestError(`Invalid request: ${frame.error.message}`)));
-    const modernHeader = req.headers['mcp-protocol-version'] === MODERN_VERSION;
     // A legacy session's client answers what a handler asked it; the modern era sends no requests to answer.
     if (frame.kind === 'response' && this.#legacy.sessionIdOf(req) !== undefined && !modernHeader) return this.#legacy.answer(req, res, frame.message);
     if (frame.kind === 'response') return sendJson(res, 400, errorFrame(null, new InvalidRequestError('Invalid request: clients do not send responses here')));

@@ -11,13 +11,16 @@
  * buffer, tells the session's client that everything may have changed.
  * A POST's response stream is resumable too, on its own ids (post-stream.ts):
  * a GET with one of them takes over that stream and nothing else.
+ *
+ * A session of a revision that has JSON-RPC batches takes a batch POST and
+ * answers it with one JSON array once every request in it is done.
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
-import { isLegacyVersion } from '../protocol/versions.ts';
+import { classifyFrame, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.ts';
+import { acceptsBatches, isLegacyVersion } from '../protocol/versions.ts';
 import type { ServerCore } from './core.ts';
-import { idInUseError, InvalidRequestError, LimitExceededError } from './errors.ts';
+import { idInUseError, InvalidRequestError, LimitExceededError, type WireError } from './errors.ts';
 import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
 import { Outbox } from './outbox.ts';
 import { PostStream } from './post-stream.ts';
@@ -26,6 +29,7 @@ import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
 import { requestKey } from './json-values.ts';
+import type { ReplyChannel } from './request-context.ts';
 
 interface SessionRecord {
   session: LegacySession;
@@ -50,6 +54,8 @@ interface PostEntry {
 }
 
 const SESSION_HEADER = 'mcp-session-id';
+/** Where a batched request's notifications go: nowhere (its answer goes in the batch's one JSON array). */
+const NO_STREAM: ReplyChannel = { notify: () => Promise.resolve() };
 export class LegacyHttpSessions {
   private readonly records = new Map<string, SessionRecord>();
 
@@ -81,28 +87,16 @@ export class LegacyHttpSessions {
 
   /** Any POST carrying a session id. */
   async post(req: HttpRequestHead, res: HttpResponse, message: JsonRpcRequest | JsonRpcNotification): Promise<void> {
-    const record = this.lookup(req, res, 'id' in message ? message.id : null);
+    const record = this.lookupForPost(req, res, 'id' in message ? message.id : null);
     if (!record) return;
-    const version = req.headers['mcp-protocol-version'];
-    if (typeof version === 'string' && !isLegacyVersion(version)) {
-      const error = new InvalidRequestError(`Bad Request: unsupported MCP-Protocol-Version ${version}`);
-      return sendJson(res, 400, errorFrame('id' in message ? message.id : null, error));
-    }
     if (!('id' in message)) {
       record.session.activity();
       this.notification(record, message);
       return sendStatus(res, 202);
     }
-    const key = requestKey(message.id);
-    // A second request under the id of one still being answered would take over its cancel; refused as over stdio.
-    if (record.inflight.has(key)) {
-      const error = idInUseError(message.id);
-      return sendJson(res, error.httpStatus, errorFrame(message.id, error));
-    }
-    const overLimit = this.core.requestLimitError(record.inflight.size);
-    if (overLimit) return sendJson(res, overLimit.httpStatus, errorFrame(message.id, overLimit));
-    const controller = new AbortController();
-    record.inflight.set(key, controller);
+    const admitted = this.admit(record, message);
+    if ('refused' in admitted) return sendJson(res, admitted.refused.httpStatus, errorFrame(message.id, admitted.refused));
+    const { controller } = admitted;
     const name = `p${++record.posts}`;
     const { outboxHighWater: highWater, sseRetryMs: retryMs } = this.core.limits;
     const reply = new PostStream(res, { name, bounds: this.replayBounds(), highWater, retryMs, headers: { 'mcp-session-id': record.session.id } });
@@ -114,20 +108,60 @@ export class LegacyHttpSessions {
       if (reply.resumable) this.expireLater(record, name, entry);
       else controller.abort();
     });
-    record.session.hold();
-    let outcome: Outcome;
-    try {
-      outcome = await routeLegacy(this.core, record.session, message, reply, controller.signal);
-    } finally {
-      record.session.release();
-      record.inflight.delete(key);
-    }
+    const outcome = await this.serve(record, message, reply, controller);
     if (controller.signal.aborted) return this.dropPost(record, name, entry);
     if (outcome.kind === 'result') await reply.finish(resultFrame(message.id, outcome.result), 200);
     if (outcome.kind === 'error') await reply.finish(errorFrame(message.id, outcome.error), outcome.error.httpStatus === 404 ? 200 : outcome.error.httpStatus);
     // The response may have gone into a connection that was already dead: a stream stays resumable for a while.
     if (reply.resumable) this.expireLater(record, name, entry);
     else record.postStreams.delete(name);
+  }
+
+  /**
+   * A POST whose body is a JSON-RPC batch, in a session of a revision that has them (`acceptsBatches`; any other
+   * session refuses it -32600, as it always refused an array). Its notifications and responses are taken as they
+   * come, its requests served side by side and answered together, as one JSON array, once all are done (202 when it
+   * held no request, or every one was cancelled). A batched request has no stream of its own: its request-scoped
+   * notifications (progress, log messages) are dropped.
+   */
+  async postBatch(req: HttpRequestHead, res: HttpResponse, values: unknown[]): Promise<void> {
+    const record = this.lookupForPost(req, res, null);
+    if (!record) return;
+    if (!acceptsBatches(record.session.protocolVersion) || values.length === 0) {
+      const why = values.length === 0 ? 'a batch must hold at least one message' : `protocol version ${record.session.protocolVersion ?? '(none yet)'} has no JSON-RPC batches`;
+      return sendJson(res, 400, errorFrame(null, new InvalidRequestError(`Invalid request: ${why}`)));
+    }
+    record.session.activity();
+    const answers: string[] = [];
+    const controllers: AbortController[] = [];
+    const served: Promise<void>[] = [];
+    for (const value of values) {
+      const frame = classifyFrame(value);
+      if (frame.kind === 'invalid') answers.push(errorFrame(frame.error.requestId ?? null, new InvalidRequestError(`Invalid request: ${frame.error.message}`)));
+      else if (frame.kind === 'notification') this.notification(record, frame.message);
+      else if (frame.kind === 'response') record.session.clientRequests.settle(frame.message);
+      else {
+        const request = frame.message;
+        const admitted = this.admit(record, request);
+        if ('refused' in admitted) answers.push(errorFrame(request.id, admitted.refused));
+        else {
+          controllers.push(admitted.controller);
+          served.push(
+            this.serve(record, request, NO_STREAM, admitted.controller).then((outcome) => {
+              if (admitted.controller.signal.aborted || outcome.kind === 'listen') return;
+              answers.push(outcome.kind === 'result' ? resultFrame(request.id, outcome.result) : errorFrame(request.id, outcome.error));
+            }),
+          );
+        }
+      }
+    }
+    // The client gave up on the answer: what it asked is abandoned, as for a single POST.
+    res.on('close', () => {
+      if (!res.writableFinished) for (const controller of controllers) controller.abort();
+    });
+    await Promise.all(served);
+    if (answers.length === 0) return sendStatus(res, 202);
+    sendJson(res, 200, `[${answers.join(',')}]`, { 'mcp-session-id': record.session.id });
   }
 
   /** A POST carrying the client's response to a request a handler sent it: 202 once routed. */
@@ -186,6 +220,15 @@ export class LegacyHttpSessions {
     for (const record of [...this.records.values()]) record.session.end({ type: 'server_shutdown' });
   }
 
+  /** A POST's session, as `lookup` finds it, if the POST names a legacy protocol version (or none); else answered 400. */
+  private lookupForPost(req: HttpRequestHead, res: HttpResponse, id: RequestId | null): SessionRecord | undefined {
+    const record = this.lookup(req, res, id);
+    const version = req.headers['mcp-protocol-version'];
+    if (!record || typeof version !== 'string' || isLegacyVersion(version)) return record;
+    sendJson(res, 400, errorFrame(id, new InvalidRequestError(`Bad Request: unsupported MCP-Protocol-Version ${version}`)));
+    return undefined;
+  }
+
   private lookup(req: HttpRequestHead, res: HttpResponse, id: RequestId | null): SessionRecord | undefined {
     const sessionId = this.sessionIdOf(req);
     const record = sessionId === undefined ? undefined : this.records.get(sessionId);
@@ -239,6 +282,31 @@ export class LegacyHttpSessions {
   private replayBounds(): ReplayBounds {
     const { replayEvents, replayBytes, replayAgeMs } = this.core.limits;
     return { maxEvents: replayEvents, maxBytes: replayBytes, maxAgeMs: replayAgeMs };
+  }
+
+  /**
+   * Admits a request to the session's in-flight table, or says why not: a second request under the id of one still
+   * being answered would take over its cancel (refused as over stdio), and the session has a limit.
+   */
+  private admit(record: SessionRecord, request: JsonRpcRequest): { controller: AbortController } | { refused: WireError } {
+    const key = requestKey(request.id);
+    if (record.inflight.has(key)) return { refused: idInUseError(request.id) };
+    const overLimit = this.core.requestLimitError(record.inflight.size);
+    if (overLimit) return { refused: overLimit };
+    const controller = new AbortController();
+    record.inflight.set(key, controller);
+    return { controller };
+  }
+
+  /** Runs an admitted request; it leaves the in-flight table when done. */
+  private async serve(record: SessionRecord, request: JsonRpcRequest, reply: ReplyChannel, controller: AbortController): Promise<Outcome> {
+    record.session.hold();
+    try {
+      return await routeLegacy(this.core, record.session, request, reply, controller.signal);
+    } finally {
+      record.session.release();
+      record.inflight.delete(requestKey(request.id));
+    }
   }
 
   private notification(record: SessionRecord, message: JsonRpcNotification): void {

@@ -10,12 +10,16 @@
  * that writes answers ahead of queued notifications; input keeps being read
  * while notifications wait, and is held back (input-gate.ts) only while the
  * outbox is backed up with answers, so a client that does not read cannot make
- * the server buffer without bound.
+ * the server buffer without bound. In a legacy session of a revision that has
+ * JSON-RPC batches, a batch line is read as its messages and answered with
+ * one array line (batch-reply.ts).
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Era } from '../../machines/era.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
-import { idAtEnds, parseFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
+import { idAtEnds, parseFrame, parseMessage, type ClassifiedFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
+import { acceptsBatches } from '../protocol/versions.ts';
+import { BatchReply, type AnswerSink } from './batch-reply.ts';
 import type { ServerCore } from './core.ts';
 import { eraOfOpening } from './envelope.ts';
 import { idInUseError, InvalidRequestError, LimitExceededError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
@@ -127,21 +131,34 @@ export class StdioConnection implements StdioConnectionHandle {
   private onLine(text: string): void {
     if (this.ended) return; // the rest of a chunk read before the connection closed
     if (text.trim() === '') return;
-    const frame = parseFrame(text, this.core.limits.maxBodyBytes);
+    const maxBytes = this.core.limits.maxBodyBytes;
+    // Only a session of a revision that has batches reads one; elsewhere an array is refused as one invalid frame.
+    const message = acceptsBatches(this.session?.protocolVersion) ? parseMessage(text, maxBytes) : { kind: 'single' as const, frame: parseFrame(text, maxBytes) };
+    if (message.kind === 'single') return this.onFrame(message.frame, this.outbox);
+    const batch = new BatchReply((json, after) => this.outbox.answer(json, after));
+    for (const frame of message.frames) this.onFrame(frame, batch);
+    batch.seal();
+  }
+
+  /** One message, answered into `sink`: the outbox, or the batch it came in (which tracks its requests). */
+  private onFrame(frame: ClassifiedFrame, sink: AnswerSink): void {
     switch (frame.kind) {
       case 'invalid': {
         const error = frame.error.problem === 'unparseable'
           ? new ParseFailure(`Parse error: ${frame.error.message}`)
           : new InvalidRequestError(`Invalid request: ${frame.error.message}`);
-        this.outbox.answer(errorFrame(frame.error.requestId ?? null, error));
+        sink.answer(errorFrame(frame.error.requestId ?? null, error));
         return;
       }
       case 'notification':
         this.onNotification(frame.message);
         return;
-      case 'request':
-        void this.onRequest(frame.message);
+      case 'request': {
+        // Served whatever the sink (an optional call would skip its argument).
+        const served = this.onRequest(frame.message, sink);
+        sink.track?.(served);
         return;
+      }
       case 'response':
         // Answers to what handlers asked the legacy client; anything else is late or stray and dropped.
         this.session?.clientRequests.settle(frame.message);
@@ -164,29 +181,29 @@ export class StdioConnection implements StdioConnectionHandle {
     }
   }
 
-  private async onRequest(request: JsonRpcRequest): Promise<void> {
+  private async onRequest(request: JsonRpcRequest, sink: AnswerSink): Promise<void> {
     // Everything up to the first await runs before the next frame is read.
     const key = requestKey(request.id);
     if (this.inflight.has(key) || this.streams.has(key)) {
-      this.outbox.answer(errorFrame(request.id, idInUseError(request.id)));
+      sink.answer(errorFrame(request.id, idInUseError(request.id)));
       return;
     }
     const era = this.eraOf(request);
     if (era === undefined) {
       // The legacy spec lets either side ping at any time, before initialize too.
-      if (request.method === 'ping') this.outbox.answer(resultFrame(request.id, {}));
-      else this.outbox.answer(errorFrame(request.id, new NotInitializedError(request.method)));
+      if (request.method === 'ping') sink.answer(resultFrame(request.id, {}));
+      else sink.answer(errorFrame(request.id, new NotInitializedError(request.method)));
       return;
     }
     if (era === 'modern' && request.method === 'subscriptions/listen') {
       const outcome = routeListen(this.core, request);
       if (outcome.kind === 'listen') this.openStream(request.id, key, outcome.honored);
-      else if (outcome.kind === 'error') this.outbox.answer(errorFrame(request.id, outcome.error));
+      else if (outcome.kind === 'error') sink.answer(errorFrame(request.id, outcome.error));
       return;
     }
     const overLimit = this.core.requestLimitError(this.inflight.size);
     if (overLimit) {
-      this.outbox.answer(errorFrame(request.id, overLimit));
+      sink.answer(errorFrame(request.id, overLimit));
       return;
     }
     const controller = new AbortController();
@@ -206,8 +223,8 @@ export class StdioConnection implements StdioConnectionHandle {
     this.inflight.delete(key);
     // A cancelled request gets no further messages, its response included.
     if (controller.signal.aborted || this.ended) return;
-    if (outcome.kind === 'result') this.outbox.answer(resultFrame(request.id, outcome.result), last);
-    else if (outcome.kind === 'error') this.outbox.answer(errorFrame(request.id, outcome.error), last);
+    if (outcome.kind === 'result') sink.answer(resultFrame(request.id, outcome.result), last);
+    else if (outcome.kind === 'error') sink.answer(errorFrame(request.id, outcome.error), last);
   }
 
   private openStream(id: RequestId, key: string, honored: NotificationFilter): void {

@@ -41,7 +41,8 @@ describe('malformed frames from the peer', () => {
   it.each([
     ['a garbage line', 'this is not json', 'unparseable'],
     ['truncated JSON', '{"jsonrpc":"2.0","method":"notifications/tools/list_ch', 'unparseable'],
-    ['a non-object frame', '[1,2,3]', 'not_an_object'],
+    ['a batch whose one element is no message', '[1]', 'not_an_object'],
+    ['an empty batch', '[]', 'wrong_shape'],
     ['a bare string', '"hello"', 'not_an_object'],
     ['a wrong jsonrpc version', '{"jsonrpc":"1.0","method":"x"}', 'wrong_version'],
     ['params that are not an object', '{"jsonrpc":"2.0","method":"notifications/message","params":[1]}', 'wrong_shape'],

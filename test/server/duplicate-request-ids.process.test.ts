@@ -7,8 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
-import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { RawLegacySession } from './raw-http-peer.ts';
+import { holdingServer } from './holding-server.ts';
 import { serveInProcessStdio } from './in-process-stdio.ts';
 import { modernMeta } from './raw-stdio-peer.ts';
 
@@ -18,27 +18,16 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A server with `hold`, a tool whose calls wait until their signal aborts; `started` resolves at the first call. */
-function holdingServer() {
-  server = buildFixtureServer();
-  let calls = 0;
-  let markStarted!: () => void;
-  let markAborted!: () => void;
-  const started = new Promise<void>((resolve) => (markStarted = resolve));
-  const aborted = new Promise<void>((resolve) => (markAborted = resolve));
-  server.defineTool('hold', { description: 'Waits for its cancel', inputSchema: { type: 'object' } }, async (_args, context) => {
-    calls++;
-    markStarted();
-    await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
-    markAborted();
-    return { content: [] };
-  });
-  return { server, started, aborted, calls: () => calls };
+/** A holding server, closed after the test. */
+function holding() {
+  const made = holdingServer();
+  server = made.server;
+  return made;
 }
 
 describe('a request id already in use', () => {
   it('stdio: is refused with -32600, and the first request keeps its id and its cancel', async () => {
-    const { server, started, aborted, calls } = holdingServer();
+    const { server, started, aborted, calls } = holding();
     const peer = serveInProcessStdio(server);
     const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hold', arguments: {}, _meta: modernMeta() } };
     peer.send(call);
@@ -53,7 +42,7 @@ describe('a request id already in use', () => {
   });
 
   it('legacy HTTP: is refused with HTTP 400 and -32600, and the first request keeps its id and its cancel', async () => {
-    const { server, started, aborted, calls } = holdingServer();
+    const { server, started, aborted, calls } = holding();
     const { url } = await server.listenHttp({ port: 0 });
     const session = await RawLegacySession.open(url);
     const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hold', arguments: {} } };

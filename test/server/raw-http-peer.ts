@@ -96,26 +96,35 @@ export function modernPost(
 
 /** A legacy session on one endpoint: `initialize` (optionally never confirmed), then POSTs carrying its id. */
 export class RawLegacySession {
-  private constructor(private readonly url: string, readonly id: string) {}
+  private constructor(
+    readonly url: string,
+    readonly id: string,
+    readonly version: string,
+  ) {}
 
-  /** Initializes a session; with `confirm` false it never sends notifications/initialized. */
-  static async open(url: string, confirm = true): Promise<RawLegacySession> {
+  /** Initializes a session (of `version`, the newest legacy one by default); with `confirm` false it never sends notifications/initialized. */
+  static async open(url: string, confirm = true, version = LEGACY_VERSION): Promise<RawLegacySession> {
     const init = await exchange(url, {}, {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'raw-http-peer', version: '1.0.0' } },
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw-http-peer', version: '1.0.0' } },
     });
     await init.ended;
     const id = init.response.headers.get('mcp-session-id');
     if (init.response.status !== 200 || id === null) throw new Error(`initialize failed with HTTP ${init.response.status}`);
-    const session = new RawLegacySession(url, id);
+    const session = new RawLegacySession(url, id, version);
     if (confirm) await (await session.post({ jsonrpc: '2.0', method: 'notifications/initialized' })).ended;
     return session;
   }
 
+  /** The headers every POST of this session carries. */
+  get headers(): Record<string, string> {
+    return { 'mcp-session-id': this.id, 'mcp-protocol-version': this.version };
+  }
+
   post(body: Message, options: ExchangeOptions = {}): Promise<RawExchange> {
-    return exchange(this.url, { 'mcp-session-id': this.id, 'mcp-protocol-version': LEGACY_VERSION }, body, options);
+    return exchange(this.url, this.headers, body, options);
   }
 
   request(id: string | number, method: string, params: Record<string, unknown> = {}): Promise<RawExchange> {

@@ -136,7 +136,7 @@ describe('stdio transport start and shutdown', () => {
 });
 
 describe('stdio transport with hostile output (scripted peer)', () => {
-  it('turns garbage, truncated JSON and non-objects into one invalid frame each and keeps going', async () => {
+  it('turns garbage, truncated JSON and non-objects into one invalid frame each (a batch: one per element) and keeps going', async () => {
     const { transport, events } = await fixture(SCRIPTED);
     await transport.send(
       request(1, 'script/emit', {
@@ -147,6 +147,8 @@ describe('stdio transport with hostile output (scripted peer)', () => {
     expect(events.frames.map(problemOf)).toEqual([
       'unparseable',
       'unparseable',
+      'not_an_object',
+      'not_an_object',
       'not_an_object',
       'not_an_object',
       'notification',
