@@ -136,8 +136,9 @@ export class LegacySession implements Audience {
     this.options.index.removeUri(uri, this);
   }
 
+  /** Ends the session; one that already ended keeps its first reason (a server closing ends its sessions, then its connections end them again). */
   end(reason: SessionEndReason): void {
-    this.actor.send({ type: 'end', reason });
+    this.whileLive({ type: 'end', reason });
   }
 
   receive(event: ConcreteChange, uriJson: string | undefined): void {

@@ -39,4 +39,28 @@ describe('legacy session cleanup', () => {
     expect(ending.subscriptions.size).toBe(0);
     expect(stayingReceives.mock.calls.map(([event]) => event.type)).toEqual(['resource_updated', 'tools_list_changed']);
   });
+
+  it('ends once: a second end (the server closing, then its connection) keeps the first reason and sends the ended session nothing', () => {
+    const reasons: unknown[] = [];
+    const ending = new LegacySession({
+      id: 'twice',
+      capabilities: {},
+      index: new AudienceIndex(),
+      maxPending: 16,
+      maxPendingBytes: 64 * 1024,
+      idleMs: 60_000,
+      onEnd: (_session, reason) => reasons.push(reason),
+    });
+    ending.initialize('2025-03-26', {});
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      ending.end({ type: 'server_shutdown' });
+      ending.end({ type: 'transport_closed' });
+      expect(reasons).toEqual([{ type: 'server_shutdown' }]);
+      // xstate's development build warns of an event sent to a stopped actor.
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+    }
+  });
 });
