@@ -44,8 +44,8 @@ export class BatchReply implements AnswerSink {
   }
 
   private flushWhenDone(): void {
+    // After seal() nothing more is tracked, so this passes once.
     if (!this.sealed || this.pending > 0) return;
-    this.sealed = false;
     if (this.answers.length > 0) this.write(`[${this.answers.join(',')}]`, this.after);
   }
 }

@@ -17,7 +17,7 @@ import { rejectForeignOrigin, type OriginPolicy } from './http-guard.ts';
 import { sendJson } from './http-io.ts';
 import { LegacyHttpSessions } from './http-legacy.ts';
 import { acceptModernNotification, EndpointStreams, handleModernRequest } from './http-modern.ts';
-import { errorFrame } from './outcome.ts';
+import { errorFrame, refusalFrame } from './outcome.ts';
 
 export class HttpEndpoint {
   readonly #legacy: LegacyHttpSessions;
@@ -79,7 +79,7 @@ export class HttpEndpoint {
     // A batch can only belong to a legacy session (whose revision then decides); anywhere else it is one invalid frame.
     if (Array.isArray(value) && this.#legacy.sessionIdOf(req) !== undefined && !modernHeader) return this.#legacy.postBatch(req, res, value);
     const frame = classifyFrame(value);
-    if (frame.kind === 'invalid') return sendJson(res, 400, errorFrame(frame.error.requestId ?? null, new InvalidRequestError(`Invalid request: ${frame.error.message}`)));
+    if (frame.kind === 'invalid') return sendJson(res, 400, refusalFrame(frame.error));
     // A legacy session's client answers what a handler asked it; the modern era sends no requests to answer.
     if (frame.kind === 'response' && this.#legacy.sessionIdOf(req) !== undefined && !modernHeader) return this.#legacy.answer(req, res, frame.message);
     if (frame.kind === 'response') return sendJson(res, 400, errorFrame(null, new InvalidRequestError('Invalid request: clients do not send responses here')));

@@ -27,7 +27,7 @@ import { PostStream } from './post-stream.ts';
 import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
-import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
+import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.ts';
 import { requestKey } from './json-values.ts';
 import type { ReplyChannel } from './request-context.ts';
 
@@ -137,7 +137,7 @@ export class LegacyHttpSessions {
     const served: Promise<void>[] = [];
     for (const value of values) {
       const frame = classifyFrame(value);
-      if (frame.kind === 'invalid') answers.push(errorFrame(frame.error.requestId ?? null, new InvalidRequestError(`Invalid request: ${frame.error.message}`)));
+      if (frame.kind === 'invalid') answers.push(refusalFrame(frame.error));
       else if (frame.kind === 'notification') this.notification(record, frame.message);
       else if (frame.kind === 'response') record.session.clientRequests.settle(frame.message);
       else {

@@ -1,8 +1,8 @@
 /** What answering one request came to, for the transport to write. */
 import { messageOf } from '../../machines/errors.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
-import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
-import { InternalFailure, type WireError } from './errors.ts';
+import type { FrameError, JsonObject, RequestId } from '../protocol/jsonrpc.ts';
+import { InternalFailure, InvalidRequestError, ParseFailure, type WireError } from './errors.ts';
 
 export type Outcome =
   | { kind: 'result'; result: JsonObject }
@@ -30,4 +30,10 @@ export function errorFrame(id: RequestId | null, error: WireError): string {
   } catch {
     return JSON.stringify({ jsonrpc: '2.0', id, error: { code: body.code, message: String(body.message) } });
   }
+}
+
+/** The error frame refusing a message that could not be read: -32700 when it is not JSON, else -32600, under its id when it names one. */
+export function refusalFrame(error: FrameError): string {
+  const refusal = error.problem === 'unparseable' ? new ParseFailure(`Parse error: ${error.message}`) : new InvalidRequestError(`Invalid request: ${error.message}`);
+  return errorFrame(error.requestId ?? null, refusal);
 }

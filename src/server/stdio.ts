@@ -22,14 +22,14 @@ import { acceptsBatches } from '../protocol/versions.ts';
 import { BatchReply, type AnswerSink } from './batch-reply.ts';
 import type { ServerCore } from './core.ts';
 import { eraOfOpening } from './envelope.ts';
-import { idInUseError, InvalidRequestError, LimitExceededError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
+import { idInUseError, LimitExceededError, NotInitializedError, ParseFailure, type WireError } from './errors.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { LineSplitter } from '../transport/line-splitter.ts';
 import { InputGate } from './input-gate.ts';
 import type { ListenStream, StreamOwner } from './listen-stream.ts';
 import { routeListen, routeModern } from './modern-router.ts';
-import { errorFrame, resultFrame, type Outcome } from './outcome.ts';
+import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.ts';
 import { Outbox } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
 import { requestKey } from './json-values.ts';
@@ -143,13 +143,9 @@ export class StdioConnection implements StdioConnectionHandle {
   /** One message, answered into `sink`: the outbox, or the batch it came in (which tracks its requests). */
   private onFrame(frame: ClassifiedFrame, sink: AnswerSink): void {
     switch (frame.kind) {
-      case 'invalid': {
-        const error = frame.error.problem === 'unparseable'
-          ? new ParseFailure(`Parse error: ${frame.error.message}`)
-          : new InvalidRequestError(`Invalid request: ${frame.error.message}`);
-        sink.answer(errorFrame(frame.error.requestId ?? null, error));
+      case 'invalid':
+        sink.answer(refusalFrame(frame.error));
         return;
-      }
       case 'notification':
         this.onNotification(frame.message);
         return;
