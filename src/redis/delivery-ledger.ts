@@ -28,11 +28,22 @@ export interface Acceptance {
   apply: boolean;
 }
 
+/**
+ * How many other nodes' sequence numbers a ledger keeps: the node read least
+ * recently is forgotten first. Every restart of a node brings a new node id, so
+ * without a bound a long-lived node would keep one per restart it ever saw. A
+ * resent copy follows its first within one reconnect of its origin, long before
+ * thousands of other nodes have published.
+ */
+export const MAX_ORIGINS_REMEMBERED = 4_096;
+
 export class DeliveryLedger {
   private position: StreamPosition | undefined;
   /** Own events applied while Redis was away; skipped when they come back from the stream. */
   private readonly appliedAtOnce = new Set<number>();
-  /** Highest sequence number read per origin: a resent copy is at or below it. */
+  /** Highest own sequence number read back from the stream. */
+  private ownReadUpTo = 0;
+  /** Highest sequence number read per other origin, least recently read first: a resent copy is at or below it. */
   private readonly readUpTo = new Map<string, number>();
 
   constructor(readonly nodeId: string) {}
@@ -89,7 +100,7 @@ export class DeliveryLedger {
    * applying it again would deliver it twice.
    */
   applyOwnAtOnce(seq: number): boolean {
-    if (seq <= (this.readUpTo.get(this.nodeId) ?? 0)) return false;
+    if (seq <= this.ownReadUpTo) return false;
     this.appliedAtOnce.add(seq);
     return true;
   }
@@ -99,13 +110,25 @@ export class DeliveryLedger {
     return this.appliedAtOnce.size;
   }
 
+  /** Other nodes whose sequence numbers this ledger keeps (diagnostics, tests); at most `MAX_ORIGINS_REMEMBERED`. */
+  get originsRemembered(): number {
+    return this.readUpTo.size;
+  }
+
   private firstCopy(entry: EntryHeader): boolean {
+    if (entry.origin === this.nodeId) {
+      const before = this.ownReadUpTo;
+      this.ownReadUpTo = Math.max(before, entry.seq);
+      const appliedAlready = this.appliedAtOnce.has(entry.seq);
+      this.forgetAppliedUpTo(entry.seq);
+      return !appliedAlready && entry.seq > before;
+    }
     const before = this.readUpTo.get(entry.origin) ?? 0;
-    if (entry.seq > before) this.readUpTo.set(entry.origin, entry.seq);
-    if (entry.origin !== this.nodeId) return entry.seq > before;
-    const appliedAlready = this.appliedAtOnce.has(entry.seq);
-    this.forgetAppliedUpTo(entry.seq);
-    return !appliedAlready && entry.seq > before;
+    // Deleted and set again, so the map stays in order of last read and its first key is the one to forget.
+    this.readUpTo.delete(entry.origin);
+    this.readUpTo.set(entry.origin, Math.max(before, entry.seq));
+    if (this.readUpTo.size > MAX_ORIGINS_REMEMBERED) this.readUpTo.delete(this.readUpTo.keys().next().value!);
+    return entry.seq > before;
   }
 
   /**

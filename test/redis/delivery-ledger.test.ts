@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeliveryLedger } from '../../src/redis/delivery-ledger.ts';
+import { DeliveryLedger, MAX_ORIGINS_REMEMBERED } from '../../src/redis/delivery-ledger.ts';
 
 const header = (origin: string, seq: number, ordinal: number) => ({ id: `${ordinal}-0`, ordinal, origin, seq });
 
@@ -45,5 +45,27 @@ describe('delivery ledger', () => {
     expect(ledger.awaitingOwn).toBe(0);
     // A copy sent again (a publish whose answer was lost) is still not applied twice.
     expect(ledger.accept(header('self', 1_001, 3))).toEqual({ gap: false, apply: false });
+  });
+
+  it('keeps a bounded number of other nodes, forgetting the one read least recently, and never its own', () => {
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    let ordinal = 0;
+    expect(ledger.accept(header('self', 1, ++ordinal)).apply).toBe(true);
+    expect(ledger.accept(header('steady', 1, ++ordinal)).apply).toBe(true);
+    // Nodes that restart come back under new ids: twice the bound of them, each publishing once.
+    for (let node = 0; node < 2 * MAX_ORIGINS_REMEMBERED; node++) {
+      expect(ledger.accept(header(`restarted-${node}`, 1, ++ordinal)).apply).toBe(true);
+      // One node that keeps publishing is read recently, so it is never the one forgotten.
+      if (node % 1_000 === 0) ledger.accept(header('steady', 2 + node, ++ordinal));
+    }
+    expect(ledger.originsRemembered).toBe(MAX_ORIGINS_REMEMBERED);
+    // Recent origins still have their resent copies skipped; the own node's too.
+    expect(ledger.accept(header(`restarted-${2 * MAX_ORIGINS_REMEMBERED - 1}`, 1, ++ordinal)).apply).toBe(false);
+    expect(ledger.accept(header('steady', 2, ++ordinal)).apply).toBe(false);
+    expect(ledger.accept(header('self', 1, ++ordinal)).apply).toBe(false);
+    expect(ledger.applyOwnAtOnce(1)).toBe(false);
+    // The oldest is forgotten: a copy of its event would be applied again.
+    expect(ledger.accept(header('restarted-0', 1, ++ordinal)).apply).toBe(true);
   });
 });
