@@ -109,7 +109,8 @@ export type {
 } from './protocol/mcp-types.ts';
 export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
-export { GetStreamEndedError, httpTransport, type HttpTransportOptions } from './transport/http.ts';
+export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
+export { GetStreamEndedError } from './transport/legacy-get-stream.ts';
 export { InvalidToolHeaderAnnotationError } from './transport/tool-param-headers.ts';
 export { ResyncInterruptedError } from '../machines/subscription-errors.ts';
 export type { ResumeOptions } from './transport/resumable-stream.ts';

@@ -39,13 +39,7 @@
  * `closed({ type: 'failed' })`; the connection then reconnects and reports a
  * gap (`reconnected`), so listeners and the cache refetch.
  */
-import {
-  HttpStatusError,
-  McpActorsError,
-  NotConnectedError,
-  StreamEndedError,
-  TransportStartError,
-} from '../protocol/errors.ts';
+import { HttpStatusError, NotConnectedError, StreamEndedError, TransportStartError } from '../protocol/errors.ts';
 import type { ClassifiedFrame, FrameError, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { authHooks, type AuthHook } from './auth/http-hook.ts';
@@ -54,9 +48,9 @@ import type { AuthProvider } from './auth/provider.ts';
 import { readJsonFrames, readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
+import { followLegacyStream, openGetStream, type LegacyStreamHost } from './legacy-get-stream.ts';
 import { OpenFetches } from './open-fetches.ts';
-import { followStream, type FollowEnd, type ResumeOptions } from './resumable-stream.ts';
-import { SseCursor } from './sse-cursor.ts';
+import type { ResumeOptions } from './resumable-stream.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
 import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
@@ -88,15 +82,6 @@ export interface HttpTransportOptions {
   auth?: AuthProvider;
 }
 
-/** The legacy GET stream ended while the transport was open: the server dropped it or went away. */
-export class GetStreamEndedError extends McpActorsError {
-  override readonly name = 'GetStreamEndedError';
-  readonly code = 'get_stream_ended';
-  constructor(options?: { cause?: unknown }) {
-    super('the server ended the GET stream', options);
-  }
-}
-
 /** What one POST awaiting its response headers is counted as besides its body: the request and socket it holds open. */
 const POST_COST_BYTES = 4 * 1024;
 
@@ -118,18 +103,20 @@ const isRequest = (message: JsonRpcMessage): message is JsonRpcRequest => 'metho
 const mediaType = (response: Response): string | undefined =>
   response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
 
-class HttpClientTransport implements ClientTransport {
+/** Not exported: the members the legacy streams use (`LegacyStreamHost`) are reachable only through them. */
+class HttpClientTransport implements ClientTransport, LegacyStreamHost {
   readonly kind = 'http' as const;
   private phase: Phase = 'new';
   private events: TransportEvents | undefined;
   private endpoint: URL | undefined;
   private protocol: { era: Era; version: string } = { era: 'modern', version: MODERN_VERSION };
-  private session = new LegacySession();
+  session = new LegacySession();
   /** Every open fetch: request streams (by id, for cancels) and the GET stream, for close(). */
-  private readonly fetches = new OpenFetches();
+  readonly fetches = new OpenFetches();
   /** The `x-mcp-header` arguments of the tools listed so far (modern era). */
   private readonly toolParams = new ToolParamHeaders();
-  private readonly maxFrameBytes: number;
+  readonly maxFrameBytes: number;
+  readonly resume: ResumeOptions | undefined;
   private readonly maxBacklogBytes: number;
   /** Bytes of the answers and notifications posted and not yet taken (see POST_COST_BYTES). */
   private backlogBytes = 0;
@@ -139,10 +126,11 @@ class HttpClientTransport implements ClientTransport {
 
   constructor(
     private readonly options: HttpTransportOptions,
-    private readonly fetch: Fetch,
+    readonly fetch: Fetch,
     private readonly authHookFor: (endpoint: URL) => AuthHook,
   ) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.resume = options.resume;
     this.maxBacklogBytes = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
   }
 
@@ -225,7 +213,7 @@ class HttpClientTransport implements ClientTransport {
       this.fetches.end(controller);
       await response.body?.cancel().catch(() => undefined);
       if (this.protocol.era === 'legacy' && 'method' in message && message.method === 'notifications/initialized') {
-        void this.openGetStream(endpoint);
+        void openGetStream(this, endpoint);
       }
       return;
     }
@@ -244,8 +232,12 @@ class HttpClientTransport implements ClientTransport {
     });
   }
 
+  get open(): boolean {
+    return this.phase === 'open';
+  }
+
   /** Hands an inbound frame on; a request from a server that leaves the backlog unread ends the transport instead. */
-  private inbound(frame: ClassifiedFrame): void {
+  inbound(frame: ClassifiedFrame): void {
     const refusal = unreadBacklog(frame, this.backlogBytes, this.maxBacklogBytes);
     if (refusal) return this.fail(refusal);
     this.events?.frame(frame);
@@ -295,7 +287,7 @@ class HttpClientTransport implements ClientTransport {
       const type = mediaType(response);
       if (response.body === null) cause = new Error(`HTTP ${response.status} with no body`);
       else if (type === 'text/event-stream' && this.protocol.era === 'legacy') {
-        const end = await this.follow(response.body, controller, (frame) => deliver(frame));
+        const end = await followLegacyStream(this, this.endpoint!, response.body, controller, deliver);
         if (end.type === 'lost') cause = end.cause;
       } else if (type === 'text/event-stream') await readSseFrames(response.body, this.maxFrameBytes, deliver);
       else if (type === 'application/json') for (const frame of await readJsonFrames(response.body, this.maxFrameBytes)) deliver(frame);
@@ -310,66 +302,6 @@ class HttpClientTransport implements ClientTransport {
     if (!answered && !controller.signal.aborted && this.phase === 'open') {
       this.events?.requestStreamEnded(id, new StreamEndedError(id, { cause: cause ?? refused }));
     }
-  }
-
-  /** Legacy: the standalone GET stream for unsolicited server messages; 405 (404 without a session) means the server offers none. */
-  private async openGetStream(endpoint: URL): Promise<void> {
-    if (this.phase !== 'open') return;
-    const controller = this.fetches.startGetStream();
-    if (controller === undefined) return;
-    let response: Response;
-    const sentSessionId = this.session.id;
-    try {
-      const headers = this.session.apply(this.baseHeaders());
-      headers.set('accept', 'text/event-stream');
-      response = await this.fetch(endpoint, { method: 'GET', headers, signal: controller.signal });
-    } catch (error) {
-      this.fetches.end(controller);
-      if (!controller.signal.aborted) this.fail(error);
-      return;
-    }
-    if (!response.ok || response.body === null) {
-      this.fetches.end(controller);
-      // 405 (or, from a server that minted no session, 404): the server offers no GET stream; list changes
-      // then arrive only on POST response streams. A 404 for a GET that named our session: the session is gone.
-      if (response.status === 405 || (response.status === 404 && sentSessionId === undefined)) {
-        await response.body?.cancel().catch(() => undefined);
-        return;
-      }
-      const error = new HttpStatusError(response.status, response.statusText, await readRpcError(response));
-      if (response.status === 404) this.fail(error);
-      else if (this.phase === 'open') this.events?.error(error);
-      return;
-    }
-    const end = await this.follow(response.body, controller, (frame) => {
-      if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
-      this.inbound(frame);
-      return 'continue';
-    });
-    this.fetches.end(controller);
-    if (end.type === 'lost' && !controller.signal.aborted) this.fail(new GetStreamEndedError({ cause: end.cause }));
-  }
-
-  /** Reads a legacy SSE stream, resuming it by GET with `Last-Event-ID` when it breaks after an event id. */
-  private follow(body: ReadableStream<Uint8Array>, controller: AbortController, deliver: (frame: ClassifiedFrame) => FrameVerdict): Promise<FollowEnd> {
-    const cursor = new SseCursor();
-    const io = {
-      read: async (next: ReadableStream<Uint8Array>) => {
-        let stopped = false;
-        await readSseFrames(next, this.maxFrameBytes, (frame) => (deliver(frame) === 'stop' ? ((stopped = true), 'stop') : 'continue'), cursor);
-        return stopped ? ('stopped' as const) : ('ended' as const);
-      },
-      reopen: async (lastEventId: string) => {
-        const headers = this.session.apply(this.baseHeaders());
-        headers.set('accept', 'text/event-stream');
-        headers.set('last-event-id', lastEventId);
-        const response = await this.fetch(this.endpoint!, { method: 'GET', headers, signal: controller.signal });
-        // A 404 for a resume that named our session: the server forgot the session.
-        if (response.status === 404 && this.session.id !== undefined) this.fail(new HttpStatusError(404, response.statusText, undefined));
-        return response;
-      },
-    };
-    return followStream(body, cursor, io, controller.signal, this.options.resume);
   }
 
   /** Remembers the listed tools' marked arguments; reports and drops tools whose marks are invalid. */
@@ -394,14 +326,18 @@ class HttpClientTransport implements ClientTransport {
     return headers;
   }
 
-  private baseHeaders(): Headers {
+  baseHeaders(): Headers {
     const headers = new Headers(this.options.headers);
     if (this.bearer !== undefined) headers.set('authorization', `Bearer ${this.bearer}`);
     return headers;
   }
 
+  error(error: Error): void {
+    if (this.phase === 'open') this.events?.error(error);
+  }
+
   /** The server is unreachable or dropped us: end everything and report it once. */
-  private fail(cause: unknown): void {
+  fail(cause: unknown): void {
     if (this.phase !== 'open') return;
     this.phase = 'failed';
     this.fetches.abortAll();

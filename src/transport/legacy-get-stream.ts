@@ -1,0 +1,115 @@
+/**
+ * The legacy era's server-sent streams over HTTP that a GET opens: the
+ * standalone GET stream for unsolicited server messages, and the reopening
+ * (by GET with `Last-Event-ID`, after the server's `retry`, resumable-stream.ts)
+ * of any legacy SSE stream that breaks after an event id. Only the HTTP
+ * transport (http.ts) uses them; `LegacyStreamHost` is what they need of it.
+ */
+import { HttpStatusError, McpActorsError } from '../protocol/errors.ts';
+import type { ClassifiedFrame } from '../protocol/jsonrpc.ts';
+import type { Fetch } from './auth/discovery.ts';
+import { readRpcError } from './json-body.ts';
+import type { LegacySession } from './legacy-session.ts';
+import type { OpenFetches } from './open-fetches.ts';
+import { followStream, type FollowEnd, type ResumeOptions } from './resumable-stream.ts';
+import { SseCursor } from './sse-cursor.ts';
+import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
+
+/** The legacy GET stream ended while the transport was open: the server dropped it or went away. */
+export class GetStreamEndedError extends McpActorsError {
+  override readonly name = 'GetStreamEndedError';
+  readonly code = 'get_stream_ended';
+  constructor(options?: { cause?: unknown }) {
+    super('the server ended the GET stream', options);
+  }
+}
+
+/** What the legacy streams need of the HTTP transport that owns them. */
+export interface LegacyStreamHost {
+  readonly fetch: Fetch;
+  /** Every open fetch of the transport; a GET stream is one of them while it runs. */
+  readonly fetches: OpenFetches;
+  /** The current legacy session: its id and protocol version go on every GET. */
+  readonly session: LegacySession;
+  readonly maxFrameBytes: number;
+  readonly resume: ResumeOptions | undefined;
+  /** False once the transport failed or closed: a stream then delivers nothing more. */
+  readonly open: boolean;
+  /** The headers of every request: the caller's, and the bearer token. */
+  baseHeaders(): Headers;
+  /** Hands an inbound frame on to the connection. */
+  inbound(frame: ClassifiedFrame): void;
+  /** Ends the transport: the server is unreachable or forgot the session. */
+  fail(cause: unknown): void;
+  /** Reports a problem that does not end the transport. */
+  error(error: Error): void;
+}
+
+/** Opens the standalone GET stream and reads it until it ends; 405 (404 without a session) means the server offers none. */
+export async function openGetStream(host: LegacyStreamHost, endpoint: URL): Promise<void> {
+  if (!host.open) return;
+  const controller = host.fetches.startGetStream();
+  if (controller === undefined) return;
+  let response: Response;
+  const sentSessionId = host.session.id;
+  try {
+    response = await host.fetch(endpoint, { method: 'GET', headers: getHeaders(host), signal: controller.signal });
+  } catch (error) {
+    host.fetches.end(controller);
+    if (!controller.signal.aborted) host.fail(error);
+    return;
+  }
+  if (!response.ok || response.body === null) {
+    host.fetches.end(controller);
+    // 405 (or, from a server that minted no session, 404): the server offers no GET stream; list changes
+    // then arrive only on POST response streams. A 404 for a GET that named our session: the session is gone.
+    if (response.status === 405 || (response.status === 404 && sentSessionId === undefined)) {
+      await response.body?.cancel().catch(() => undefined);
+      return;
+    }
+    const error = new HttpStatusError(response.status, response.statusText, await readRpcError(response));
+    if (response.status === 404) host.fail(error);
+    else if (host.open) host.error(error);
+    return;
+  }
+  const end = await followLegacyStream(host, endpoint, response.body, controller, (frame) => {
+    if (!host.open || controller.signal.aborted) return 'stop';
+    host.inbound(frame);
+    return 'continue';
+  });
+  host.fetches.end(controller);
+  if (end.type === 'lost' && !controller.signal.aborted) host.fail(new GetStreamEndedError({ cause: end.cause }));
+}
+
+/** Reads a legacy SSE stream, reopening it by GET with `Last-Event-ID` when it breaks after an event id. */
+export function followLegacyStream(
+  host: LegacyStreamHost,
+  endpoint: URL,
+  body: ReadableStream<Uint8Array>,
+  controller: AbortController,
+  deliver: (frame: ClassifiedFrame) => FrameVerdict,
+): Promise<FollowEnd> {
+  const cursor = new SseCursor();
+  const io = {
+    read: async (next: ReadableStream<Uint8Array>) => {
+      let stopped = false;
+      await readSseFrames(next, host.maxFrameBytes, (frame) => (deliver(frame) === 'stop' ? ((stopped = true), 'stop') : 'continue'), cursor);
+      return stopped ? ('stopped' as const) : ('ended' as const);
+    },
+    reopen: async (lastEventId: string) => {
+      const headers = getHeaders(host);
+      headers.set('last-event-id', lastEventId);
+      const response = await host.fetch(endpoint, { method: 'GET', headers, signal: controller.signal });
+      // A 404 for a resume that named our session: the server forgot the session.
+      if (response.status === 404 && host.session.id !== undefined) host.fail(new HttpStatusError(404, response.statusText, undefined));
+      return response;
+    },
+  };
+  return followStream(body, cursor, io, controller.signal, host.resume);
+}
+
+function getHeaders(host: LegacyStreamHost): Headers {
+  const headers = host.session.apply(host.baseHeaders());
+  headers.set('accept', 'text/event-stream');
+  return headers;
+}
