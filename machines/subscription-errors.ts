@@ -1,5 +1,5 @@
 /**
- * The two refusals the subscription machine decides on its own (the others
+ * The errors the subscription machine decides on its own (the others
  * are the server's errors, passed through). They live beside the machine
  * because machines may not import src/; src/client/subscription.ts
  * re-exports them. Same shape as src/protocol/errors.ts: fixed `name`,
@@ -15,6 +15,21 @@ export class ListenAckTimeoutError extends McpActorsError {
   readonly code = 'listen_ack_timeout';
   constructor(/** The stream's subscription id (the id of its `subscriptions/listen` request). */ readonly subscriptionId: RequestId, /** How long the acknowledgment was waited for. */ readonly timeoutMs: number) {
     super(`subscriptions/listen ${String(subscriptionId)} was not acknowledged within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * A stream whose server sends keep-alive comments heard nothing at all (no
+ * comment, no notification) for a whole stall window: the path to the server
+ * went silent without closing (a proxy or load balancer that lost the
+ * connection, a hung node). The client drops that wire stream and listens
+ * again under the same id, as after any stream the server ended unanswered.
+ */
+export class ListenStalledError extends McpActorsError {
+  override readonly name = 'ListenStalledError';
+  readonly code = 'listen_stalled';
+  constructor(/** The stream's subscription id. */ readonly subscriptionId: RequestId, /** The stall window that went silent. */ readonly stallAfterMs: number) {
+    super(`subscriptions/listen ${String(subscriptionId)} heard nothing for ${stallAfterMs} ms although its server sends keep-alives`);
   }
 }
 

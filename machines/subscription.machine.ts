@@ -38,15 +38,31 @@
  * - a notification that arrives while held is reported (`notification.held`)
  *   before it is kept: past `holdCap` this machine ends the stream as
  *   `delivery_dropped`, and the route it stops keeps nothing more.
+ * - `activity.report` (every `stallAfterMs` once the run's first keep-alive
+ *   arrived): answer at once with `listen.activity`, whether anything (a
+ *   keep-alive comment, a notification) arrived since the last report.
  * In `awaitingAck` and `paused` no route is set: nothing is delivered.
+ *
+ * Silence: an open stream has no deadline, but a run whose server has shown
+ * that it sends keep-alive comments (`listen.keep_alive`, once per run) and
+ * then sends nothing for a whole `stallAfterMs` is stalled: the path went
+ * silent without closing. It is cancelled on the wire and ends as unanswered
+ * (`ListenStalledError`), so it listens again under the same id as above. A
+ * server that sends no keep-alives is never judged.
  */
-import { assign, emit, setup } from 'xstate';
+import { assign, cancel, emit, raise, setup } from 'xstate';
 import type { ClosedReason } from './closed-reason.ts';
 import type { ConnectionLifecycleEvent } from './connection.machine.ts';
 import { backoffDelay, type Backoff } from './backoff.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
 import type { RequestId } from './request-id.ts';
-import { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError, ResyncInterruptedError } from './subscription-errors.ts';
+import {
+  AcknowledgmentViolationError,
+  HonoredFilterTooBroadError,
+  ListenAckTimeoutError,
+  ListenStalledError,
+  ResyncInterruptedError,
+} from './subscription-errors.ts';
 
 
 /** What the I/O reports from the wire (notifications take the route instead). */
@@ -58,7 +74,11 @@ export type ListenWireEvent =
   | { type: 'listen.error'; error: unknown }
   | { type: 'listen.cancelled'; reason: string | undefined }
   /** The stream ended with no answer. */
-  | { type: 'listen.ended'; cause: unknown };
+  | { type: 'listen.ended'; cause: unknown }
+  /** The run's first keep-alive comment: its server sends them, so its silence can be judged. Once per run. */
+  | { type: 'listen.keep_alive' }
+  /** The answer to `activity.report`: whether anything arrived on the run since the last one. */
+  | { type: 'listen.activity'; heard: boolean };
 
 /** What the I/O reports about the resync snapshot it was asked for. */
 export type ResyncEvent = { type: 'resync.done'; snapshot: object } | { type: 'resync.failed'; error: unknown };
@@ -71,7 +91,9 @@ export type SubscriptionLocalEvent =
   /** The mailbox shed a delivery at its cap. */
   | { type: 'delivery.dropped'; cap: number }
   /** The route is holding one more notification during a resync (this machine decides whether that is too many). */
-  | { type: 'notification.held' };
+  | { type: 'notification.held' }
+  /** Raised by the machine itself, `stallAfterMs` after it last judged the run's activity. */
+  | { type: 'activity.due' };
 
 export type SubscriptionEvent = ListenWireEvent | ResyncEvent | ConnectionLifecycleEvent | SubscriptionLocalEvent;
 
@@ -93,6 +115,8 @@ export interface SubscriptionInput {
   holdCap?: number;
   /** `false` while reconnection is off: an unanswered end is then `remote`. */
   relisten: RelistenPolicy | false;
+  /** How long a run whose server sends keep-alives may be silent before it is stalled; 0 (or left out) never judges. */
+  stallAfterMs?: number;
 }
 
 export interface ListenInput {
@@ -114,10 +138,15 @@ export type ListenCommand =
   | { type: 'route.stop' }
   /** Fetch the resync snapshot of what the honored filter covers. */
   | { type: 'resync.start'; honored: NotificationFilter }
-  | { type: 'resync.cancel' };
+  | { type: 'resync.cancel' }
+  /** Answer at once with `listen.activity`. */
+  | { type: 'activity.report' };
 
-export interface SubscriptionContext extends Omit<SubscriptionInput, 'holdCap'> {
+export interface SubscriptionContext extends Omit<SubscriptionInput, 'holdCap' | 'stallAfterMs'> {
   holdCap: number;
+  stallAfterMs: number;
+  /** Whether this run's activity is being judged: its first keep-alive arrived. */
+  watchingActivity: boolean;
   /** The acknowledged filter; undefined until the first acknowledgment. */
   honored: NotificationFilter | undefined;
   resynced: object | undefined;
@@ -189,10 +218,13 @@ export const subscriptionMachine = setup({
     relistenExhausted: ({ context }) => context.relisten !== false,
     resyncInterrupted: ({ event }) => event.type === 'resync.failed' && event.error instanceof ResyncInterruptedError,
     holdFull: ({ context }) => context.held >= context.holdCap,
+    mayWatchActivity: ({ context }) => context.stallAfterMs > 0 && !context.watchingActivity,
+    heardSinceReport: ({ event }) => event.type === 'listen.activity' && event.heard,
   },
   delays: {
     ackTimeout: ({ context }) => context.ackTimeoutMs,
     relistenDelay: ({ context }) => context.relistenDelayMs,
+    stallAfter: ({ context }) => context.stallAfterMs,
     // Only `relistened` waits it, and only a stream with reconnection on re-listens.
     recoveryWindow: ({ context }) => (context.relisten === false ? 0 : context.relisten.backoff.maxDelayMs),
   },
@@ -236,6 +268,12 @@ export const subscriptionMachine = setup({
     rememberSnapshot: assign({ resynced: ({ context, event }) => (event.type === 'resync.done' ? event.snapshot : context.resynced) }),
     forgetSnapshot: assign({ resynced: undefined }),
     forgiveRelistens: assign({ relistens: 0 }),
+    watchActivity: assign({ watchingActivity: true }),
+    forgetActivity: assign({ watchingActivity: false }),
+    scheduleActivityReport: raise({ type: 'activity.due' }, { id: 'activityDue', delay: 'stallAfter' }),
+    cancelActivityReport: cancel('activityDue'),
+    askActivity: emit({ type: 'activity.report' }),
+    endStalled: raise(({ context }) => ({ type: 'listen.ended' as const, cause: new ListenStalledError(context.subscriptionId, context.stallAfterMs) })),
     openOnWire: emit(({ context }) => ({ type: 'listen.open', subscriptionId: context.subscriptionId, filter: context.requested }) as const),
     cancelOnWire: emit({ type: 'listen.cancel' }),
     releaseOnWire: emit({ type: 'listen.release' }),
@@ -250,6 +288,8 @@ export const subscriptionMachine = setup({
   context: ({ input }) => ({
     ...input,
     holdCap: input.holdCap ?? Infinity,
+    stallAfterMs: input.stallAfterMs ?? 0,
+    watchingActivity: false,
     honored: undefined,
     resynced: undefined,
     reason: undefined,
@@ -265,9 +305,17 @@ export const subscriptionMachine = setup({
   states: {
     listening: {
       initial: 'awaitingAck',
-      entry: 'openOnWire',
-      exit: 'releaseOnWire',
+      entry: ['forgetActivity', 'openOnWire'],
+      exit: ['cancelActivityReport', 'releaseOnWire'],
       on: {
+        // Judged only once the run's server has shown it sends keep-alives.
+        'listen.keep_alive': { guard: 'mayWatchActivity', actions: ['watchActivity', 'scheduleActivityReport'] },
+        'activity.due': { actions: 'askActivity' },
+        'listen.activity': [
+          { guard: 'heardSinceReport', actions: 'scheduleActivityReport' },
+          // Silent for a whole window: drop the wire stream and end the run as unanswered.
+          { actions: ['cancelOnWire', 'endStalled'] },
+        ],
         // The stream is over on the wire: leaving `listening` only releases the route.
         'listen.result': { target: 'closed', actions: 'recordReason' },
         'listen.error': { target: 'closed', actions: 'recordReason' },

@@ -81,6 +81,7 @@ export class Connection implements ListenPort, ChildOwner {
           opened: (transport) => (this.#transport = transport),
           frame: (frame) => this.#onFrame(frame),
           streamEnded: (id, error) => this.#onStreamEnded(id, error),
+          keepAlive: (id) => this.#listenRoutes.keepAlive(id),
           report: (error) => this.#report(error),
           dropped: (transport) => this.#drop(transport),
         }),

@@ -88,6 +88,11 @@ export class ListenRoutes {
     return true;
   }
 
+  /** A keep-alive arrived on a stream's response: handed to the stream, if one has that id. */
+  keepAlive(id: RequestId): void {
+    this.streams.get(id)?.keepAlive();
+  }
+
   /** The machine's verdict: the stream ended alone (the server dropped it, not the transport). */
   endedAlone(id: RequestId, cause: unknown): void {
     const stream = this.#awaitingVerdict.get(id);

@@ -57,6 +57,8 @@ export interface ListenHandlers {
   cancelled(reason: string | undefined): void;
   /** The stream ended with no answer (an HTTP response stream closed, the transport dropped). */
   ended(cause: unknown): void;
+  /** A keep-alive comment arrived on the stream's response (HTTP). */
+  keepAlive(): void;
 }
 
 export interface ListenHandle {

@@ -45,6 +45,10 @@ export class StreamWire {
   private resyncing: AbortController | undefined;
   /** The handlers of the current run; a released run's are ignored. */
   current: ListenHandlers | undefined;
+  /** Whether anything (a keep-alive, a notification) arrived since the machine last asked (`activity.report`). */
+  private heard = false;
+  /** Whether the current run's first keep-alive was reported (`listen.keep_alive`, once per run). */
+  private keepAliveReported = false;
 
   constructor(private readonly io: StreamIo) {}
 
@@ -85,6 +89,10 @@ export class StreamWire {
       case 'resync.cancel':
         this.cancelResync();
         return;
+      case 'activity.report':
+        this.report({ type: 'listen.activity', heard: this.heard });
+        this.heard = false;
+        return;
     }
   }
 
@@ -104,6 +112,7 @@ export class StreamWire {
   }
 
   notification(method: string, params: JsonObject): void {
+    this.heard = true;
     if (this.route === 'deliver') {
       if (filterAllows(this.honored, method, params)) this.io.mailbox.push({ type: 'notification', ref: this.io.ref, method, params });
     } else if (this.route === 'hold') {
@@ -113,9 +122,18 @@ export class StreamWire {
     }
   }
 
+  /** A keep-alive on the current run: a sign of life, and the first one tells the machine its server sends them. */
+  keepAlive(): void {
+    this.heard = true;
+    if (this.keepAliveReported) return;
+    this.keepAliveReported = true;
+    this.report({ type: 'listen.keep_alive' });
+  }
+
   private open({ subscriptionId, filter }: ListenInput): void {
     const handlers = new ListenRun(this, filter);
     this.current = handlers;
+    this.heard = this.keepAliveReported = false;
     try {
       this.handle = this.io.port.openListen(subscriptionId, filter, handlers);
     } catch (cause) {
@@ -188,6 +206,10 @@ class ListenRun implements ListenHandlers {
 
   ended(cause: unknown): void {
     this.report({ type: 'listen.ended', cause });
+  }
+
+  keepAlive(): void {
+    if (this.wire.current === this) this.wire.keepAlive();
   }
 
   private report(event: ListenWireEvent): void {

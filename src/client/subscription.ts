@@ -30,11 +30,17 @@ import { asChildRef } from '../runtime/xstate-internals.ts';
 import { memberId } from '../../machines/connection-children.ts';
 import { StreamWire, type StreamIo } from './stream-io.ts';
 
-export { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError } from '../../machines/subscription-errors.ts';
+export { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError, ListenStalledError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
 
 /** Default wait for `notifications/subscriptions/acknowledged` (a listen's or a re-listen's, never once open). */
 export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
+
+/**
+ * Default `stallAfterMs`: four times the 15 s keep-alive interval that both the official server and ours use by
+ * default, so a stream is judged only after it missed at least three keep-alives in a row.
+ */
+export const DEFAULT_STALL_AFTER_MS = 60_000;
 
 /** The stream closed before its first acknowledgment, for a reason other than a refusal or the ack timeout. */
 export class ListenNotAcknowledgedError extends McpActorsError {
@@ -56,6 +62,12 @@ export class ListenNotAcknowledgedError extends McpActorsError {
 export interface ListenOptions {
   /** How long to wait for each acknowledgment, the first and a re-listen's (default DEFAULT_ACK_TIMEOUT_MS, 30 s); an open stream has no deadline. */
   ackTimeoutMs?: number;
+  /**
+   * How long a stream whose server sends keep-alive comments (HTTP) may hear nothing at all before it is stalled:
+   * it is then dropped and listened again under the same id (`ListenStalledError`, resync snapshot). Default
+   * DEFAULT_STALL_AFTER_MS (60 s); 0 never judges. A server that sends no keep-alives is never judged.
+   */
+  stallAfterMs?: number;
   /**
    * Aborting closes the stream as `close()` does (reason `local`); aborted before the acknowledgment, `listen`
    * rejects with RequestAbortedError.
@@ -183,7 +195,14 @@ class SubscriptionStream implements ListenStream, MailboxOptions, StreamIo, Lean
     });
     this.acknowledged.catch(ignore); // owners that never await it must not see an unhandled rejection
     this.#wire = new StreamWire(this);
-    const input = { subscriptionId: this.id, requested: requestedFilter, ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, holdCap: this.#cap ?? DEFAULT_MAILBOX_CAP, relisten: port.relisten };
+    const input = {
+      subscriptionId: this.id,
+      requested: requestedFilter,
+      ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS,
+      holdCap: this.#cap ?? DEFAULT_MAILBOX_CAP,
+      relisten: port.relisten,
+      stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
+    };
     this.#actor = new LeanActor(subscriptionMachine, input, this);
     // Adopted before it starts: a stream can end while it does (and is released then).
     port.adopt(asChildRef(this.#actor), memberId(this.id));

@@ -16,6 +16,7 @@ export interface TransportSite {
   opened(transport: ClientTransport): void;
   frame(frame: ClassifiedFrame): void;
   streamEnded(id: RequestId, error: StreamEndedError): void;
+  keepAlive(id: RequestId): void;
   report(error: Error): void;
   /** The attempt is over: forget what belongs to it and close it. */
   dropped(transport: ClientTransport): void;
@@ -44,6 +45,7 @@ export function transportActor(factory: TransportFactory, site: TransportSite) {
       .start({
         frame: (frame) => open && site.frame(frame),
         requestStreamEnded: (id, error) => open && site.streamEnded(id, error),
+        keepAlive: (id) => open && site.keepAlive(id),
         closed: (info) => open && sendBack({ type: 'transport.failed', cause: describeClose(info) }),
         error: (error) => open && site.report(error),
       })

@@ -289,7 +289,9 @@ class HttpClientTransport implements ClientTransport, LegacyStreamHost {
       else if (type === 'text/event-stream' && this.protocol.era === 'legacy') {
         const end = await followLegacyStream(this, this.endpoint!, response.body, controller, deliver);
         if (end.type === 'lost') cause = end.cause;
-      } else if (type === 'text/event-stream') await readSseFrames(response.body, this.maxFrameBytes, deliver);
+      } else if (type === 'text/event-stream') {
+        await readSseFrames(response.body, this.maxFrameBytes, deliver, { onComment: () => this.phase === 'open' && this.events?.keepAlive(id) });
+      }
       else if (type === 'application/json') for (const frame of await readJsonFrames(response.body, this.maxFrameBytes)) deliver(frame);
       else {
         cause = new Error(`unexpected response content type ${type ?? '(none)'}`);

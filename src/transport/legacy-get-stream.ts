@@ -93,7 +93,7 @@ export function followLegacyStream(
   const io = {
     read: async (next: ReadableStream<Uint8Array>) => {
       let stopped = false;
-      await readSseFrames(next, host.maxFrameBytes, (frame) => (deliver(frame) === 'stop' ? ((stopped = true), 'stop') : 'continue'), cursor);
+      await readSseFrames(next, host.maxFrameBytes, (frame) => (deliver(frame) === 'stop' ? ((stopped = true), 'stop') : 'continue'), { cursor });
       return stopped ? ('stopped' as const) : ('ended' as const);
     },
     reopen: async (lastEventId: string) => {

@@ -36,6 +36,7 @@ export class SseFrameSplitter {
     private readonly maxFrameBytes: number,
     private readonly onFrame: (frame: ClassifiedFrame) => void,
     cursor?: SseCursor,
+    onComment?: () => void,
   ) {
     this.eventLimit = maxFrameBytes + EVENT_OVERHEAD;
     this.parser = createParser({
@@ -48,6 +49,8 @@ export class SseFrameSplitter {
         for (const frame of parseFrames(event.data, this.maxFrameBytes)) this.onFrame(frame);
       },
       onRetry: (ms) => cursor?.retry(ms),
+      // A comment line carries nothing but a sign of life (servers send them as keep-alives).
+      ...(onComment ? { onComment: () => onComment() } : {}),
     });
   }
 
@@ -103,6 +106,14 @@ export class SseFrameSplitter {
   }
 }
 
+/** What else a reader of an SSE body follows besides its frames. */
+export interface SseReadOptions {
+  /** The resumable stream's position (legacy era). */
+  cursor?: SseCursor;
+  /** Called for every comment line: a keep-alive. */
+  onComment?: () => void;
+}
+
 /**
  * Reads an SSE body to its end (or until `onFrame` answers `stop`), handing
  * each frame to `onFrame`. Rejects with the read error when the stream breaks.
@@ -111,7 +122,7 @@ export async function readSseFrames(
   body: ReadableStream<Uint8Array>,
   maxFrameBytes: number,
   onFrame: (frame: ClassifiedFrame) => FrameVerdict,
-  cursor?: SseCursor,
+  { cursor, onComment }: SseReadOptions = {},
 ): Promise<void> {
   let stop = false;
   const splitter = new SseFrameSplitter(
@@ -120,6 +131,7 @@ export async function readSseFrames(
       if (onFrame(frame) === 'stop') stop = true;
     },
     cursor,
+    onComment,
   );
   const decoder = new TextDecoder();
   const reader = body.getReader();

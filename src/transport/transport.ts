@@ -47,6 +47,8 @@ export interface TransportEvents {
   frame(frame: ClassifiedFrame): void;
   /** A request's own response stream ended without a response (HTTP, one stream per request). */
   requestStreamEnded(id: RequestId, error: StreamEndedError): void;
+  /** A keep-alive (an SSE comment) arrived on a request's own response stream: the path to the server is alive. */
+  keepAlive(id: RequestId): void;
   /** The transport is gone for good. Called at most once, and not after `close()` resolved. */
   closed(info: TransportClosedInfo): void;
   /** Trouble that does not end the transport (a failed GET stream, a stray write error). */

@@ -86,6 +86,7 @@ function tapped(factory: TransportFactory, wire: Recorder<JsonRpcMessage>): Tran
             events.frame(frame);
           },
           requestStreamEnded: (id, error) => events.requestStreamEnded(id, error),
+          keepAlive: (id) => events.keepAlive(id),
           closed: (info) => events.closed(info),
           error: (error) => events.error(error),
         }),

@@ -18,6 +18,7 @@ import {
   AcknowledgmentViolationError,
   HonoredFilterTooBroadError,
   ListenAckTimeoutError,
+  ListenStalledError,
   ResyncInterruptedError,
 } from '../../machines/subscription-errors.ts';
 
@@ -26,7 +27,7 @@ const requested = { toolsListChanged: true, resourceSubscriptions: ['file:///a',
 type Runtime = 'xstate actor' | 'lean actor';
 
 /** Records what the machine emits for its I/O; the test plays the wire and the resync fetch. */
-function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolicy | false = false, holdCap = 4) {
+function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolicy | false = false, holdCap = 4, stallAfterMs = 0) {
   const log: string[] = [];
   const listens: ListenInput[] = [];
   const deliveries: Omit<Extract<ListenCommand, { type: 'route.deliver' }>, 'type'>[] = [];
@@ -59,7 +60,7 @@ function harness(runtime: Runtime, ackTimeoutMs = 1_000, relisten: RelistenPolic
     }
   };
   const clock = new SimulatedClock();
-  const input = { subscriptionId: 7, requested, ackTimeoutMs, holdCap, relisten };
+  const input = { subscriptionId: 7, requested, ackTimeoutMs, holdCap, relisten, stallAfterMs };
   const actor: { send(event: SubscriptionEvent): void; getSnapshot(): SnapshotFrom<typeof subscriptionMachine> } =
     runtime === 'lean actor' ? new LeanActor(subscriptionMachine, input, { clock, onEmit: perform, onSnapshot: () => undefined }).start() : xstateActor();
   function xstateActor() {
@@ -512,6 +513,78 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       expect(lost.state()).toBe('paused');
       lost.clock.increment(1_000);
       expect(lost.state()).toBe('paused');
+    });
+  });
+
+  describe('subscription machine: a stream gone silent', () => {
+    const relisten = { backoff: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 1_000 }, random: () => 1 };
+    const reports = (h: ReturnType<typeof harness>) => h.log.filter((entry) => entry === 'activity.report').length;
+
+    it('is never judged while its server has sent no keep-alive', () => {
+      const h = harness(runtime, 1_000, relisten, 4, 500);
+      h.open();
+      h.clock.increment(60_000);
+      expect(h.state()).toEqual({ listening: 'active' });
+      expect(reports(h)).toBe(0);
+    });
+
+    it('after the first keep-alive, reports every window; a silent window cancels the run and listens again under the same id', () => {
+      const h = harness(runtime, 1_000, relisten, 4, 500);
+      h.open();
+      h.actor.send({ type: 'listen.keep_alive' });
+      h.clock.increment(499);
+      expect(reports(h)).toBe(0);
+      h.clock.increment(1);
+      expect(reports(h)).toBe(1);
+      h.actor.send({ type: 'listen.activity', heard: true });
+      expect(h.state()).toEqual({ listening: 'active' });
+      h.clock.increment(500);
+      expect(reports(h)).toBe(2);
+      h.log.length = 0;
+      h.actor.send({ type: 'listen.activity', heard: false });
+      expect(h.state()).toBe('relistening');
+      expect(h.log).toEqual(['listen.cancel', 'delivery.stop', 'listen.release']);
+      h.clock.increment(100);
+      expect(h.listens.map((listen) => listen.subscriptionId)).toEqual([7, 7]);
+      h.open();
+      h.resyncs.at(-1)?.resolve({});
+      expect(h.state()).toEqual({ listening: 'relistened' });
+      // The new run is judged only once its own first keep-alive arrives.
+      h.clock.increment(5_000);
+      expect(reports(h)).toBe(0);
+    });
+
+    it('with reconnection off, a silent window ends the stream as remote with ListenStalledError', () => {
+      const h = harness(runtime, 1_000, false, 4, 500);
+      h.open();
+      h.actor.send({ type: 'listen.keep_alive' });
+      h.clock.increment(500);
+      h.actor.send({ type: 'listen.activity', heard: false });
+      const reason = h.output();
+      expect(reason?.type === 'remote' && reason.cause).toBeInstanceOf(ListenStalledError);
+      expect(reason?.type === 'remote' && (reason.cause as ListenStalledError).stallAfterMs).toBe(500);
+    });
+
+    it('with no stall window, keep-alives start no judging', () => {
+      const h = harness(runtime, 1_000, relisten, 4, 0);
+      h.open();
+      h.actor.send({ type: 'listen.keep_alive' });
+      h.clock.increment(60_000);
+      expect(reports(h)).toBe(0);
+    });
+
+    it('an answer that arrives after the run is over changes nothing, and no report is due after it', () => {
+      const h = harness(runtime, 1_000, relisten, 4, 500);
+      h.open();
+      h.actor.send({ type: 'listen.keep_alive' });
+      h.clock.increment(500);
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send({ type: 'listen.activity', heard: false });
+      expect(h.state()).toBe('paused');
+      expect(h.log).not.toContain('listen.cancel');
+      h.actor.send({ type: 'listen.keep_alive' });
+      h.clock.increment(5_000);
+      expect(reports(h)).toBe(1);
     });
   });
 });

@@ -30,6 +30,13 @@ export class RecordingEvents implements TransportEvents {
     throw new Error('a stdio transport has no per-request streams');
   }
 
+  /** The request ids whose response streams carried a keep-alive, one entry per keep-alive. */
+  readonly keepAlives: RequestId[] = [];
+
+  keepAlive(id: RequestId): void {
+    this.keepAlives.push(id);
+  }
+
   closed(info: TransportClosedInfo): void {
     this.closures.push(info);
     for (const resolve of this.closedWaiters) resolve(info);
