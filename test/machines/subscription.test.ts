@@ -565,6 +565,19 @@ describe.each<Runtime>(['xstate actor', 'lean actor'])('%s', (runtime) => {
       expect(reason?.type === 'remote' && (reason.cause as ListenStalledError).stallAfterMs).toBe(500);
     });
 
+    it('leaving the run cancels the report that was due', () => {
+      const h = harness(runtime, 1_000, relisten, 4, 500);
+      h.open();
+      h.actor.send({ type: 'listen.keep_alive' });
+      h.clock.increment(200);
+      h.actor.send({ type: 'connection.lost', cause: 'eof' });
+      h.actor.send({ type: 'connection.ready', era: 'modern', generation: 2 });
+      // Listening again before the old report was due (at 500 ms): the new run has heard no keep-alive, so none comes.
+      h.clock.increment(900);
+      expect(h.state()).toEqual({ listening: 'awaitingAck' });
+      expect(reports(h)).toBe(0);
+    });
+
     it('with no stall window, keep-alives start no judging', () => {
       const h = harness(runtime, 1_000, relisten, 4, 0);
       h.open();
