@@ -1,7 +1,7 @@
 /**
  * `npm run test:ab`: the suite's quiet wall time beside an earlier revision's, measured the one way that means
- * anything on a shared machine: interleaved pairs, each `npm test` of the baseline followed at once by one of this
- * checkout, so that both runs of a pair see the same machine. A machine's speed drifts by tens of percent within an
+ * anything on a shared machine: interleaved pairs, each `npm test` of the baseline next to one of this checkout (the
+ * baseline first in odd pairs, second in even ones), so that both runs of a pair see the same machine. A machine's speed drifts by tens of percent within an
  * hour, so absolute times of different hours do not compare; a pair's ratio does, and the median of the pairs is the
  * figure to report (issue 12 asks for at most 0.5 against b1bb809, the revision it was measured on).
  *
@@ -132,12 +132,23 @@ if (values.warmup) {
 }
 const ratios: number[] = [];
 for (let pair = 1; pair <= pairs; pair++) {
-  const before = await runSuite(old);
-  const now = await runSuite(own);
+  // The order alternates: a machine slowing down under sustained load would otherwise always count against the
+  // side that runs second.
+  const baselineFirst = pair % 2 === 1;
+  let before: Run;
+  let now: Run;
+  if (baselineFirst) {
+    before = await runSuite(old);
+    now = await runSuite(own);
+  } else {
+    now = await runSuite(own);
+    before = await runSuite(old);
+  }
   failed = failed || before.exitCode !== 0 || now.exitCode !== 0;
   const ratio = now.wallSeconds / before.wallSeconds;
   ratios.push(ratio);
-  console.log(`pair ${pair}: ${baseline} ${describeRun(before)} | this checkout${values['same-files'] ? ', same files' : ''} ${describeRun(now)} | ratio ${ratio.toFixed(3)}`);
+  const order = baselineFirst ? `${baseline} first` : 'this checkout first';
+  console.log(`pair ${pair} (${order}): ${baseline} ${describeRun(before)} | this checkout${values['same-files'] ? ', same files' : ''} ${describeRun(now)} | ratio ${ratio.toFixed(3)}`);
 }
 console.log(`median wall ratio over ${pairs} pair(s): ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`);
 process.exitCode = failed ? 1 : 0;
