@@ -1,9 +1,10 @@
 /**
  * The answers to one JSON-RPC batch (legacy sessions of revisions that have
- * batches: `acceptsBatches`), written as one array once every request in it
- * is done, as JSON-RPC 2.0 asks of a server. A batch with no answer (only
- * notifications and responses, or every request cancelled) is answered with
- * nothing at all, never an empty array.
+ * batches: `acceptsBatches`), over stdio and legacy HTTP alike, written as one
+ * array once every request in it is done, as JSON-RPC 2.0 asks of a server. A
+ * batch with no answer (only notifications and responses, or every request
+ * cancelled) is never answered with an empty array: its writer is told there
+ * is none (stdio then writes nothing, HTTP answers 202).
  */
 
 /** Where one request's answer goes: the connection's outbox, or the batch it came in. */
@@ -21,7 +22,8 @@ export class BatchReply implements AnswerSink {
   private pending = 0;
   private sealed = false;
 
-  constructor(private readonly write: (json: string, after: number) => void) {}
+  /** `write` is called once: with the array, or with undefined when no element was answered. */
+  constructor(private readonly write: (json: string | undefined, after: number) => void) {}
 
   answer(json: string, after = 0): void {
     this.answers.push(json);
@@ -46,6 +48,6 @@ export class BatchReply implements AnswerSink {
   private flushWhenDone(): void {
     // After seal() nothing more is tracked, so this passes once.
     if (!this.sealed || this.pending > 0) return;
-    if (this.answers.length > 0) this.write(`[${this.answers.join(',')}]`, this.after);
+    this.write(this.answers.length > 0 ? `[${this.answers.join(',')}]` : undefined, this.after);
   }
 }

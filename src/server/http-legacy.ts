@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
 import { classifyFrame, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.ts';
 import { acceptsBatches, isLegacyVersion } from '../protocol/versions.ts';
+import { BatchReply } from './batch-reply.ts';
 import type { ServerCore } from './core.ts';
 import { idInUseError, InvalidRequestError, LimitExceededError, type WireError } from './errors.ts';
 import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
@@ -132,24 +133,29 @@ export class LegacyHttpSessions {
       return sendJson(res, 400, errorFrame(null, new InvalidRequestError(`Invalid request: ${why}`)));
     }
     record.session.activity();
-    const answers: string[] = [];
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    const batch = new BatchReply((json) => {
+      if (json === undefined) sendStatus(res, 202);
+      else sendJson(res, 200, json, { 'mcp-session-id': record.session.id });
+      answered();
+    });
     const controllers: AbortController[] = [];
-    const served: Promise<void>[] = [];
     for (const value of values) {
       const frame = classifyFrame(value);
-      if (frame.kind === 'invalid') answers.push(refusalFrame(frame.error));
+      if (frame.kind === 'invalid') batch.answer(refusalFrame(frame.error));
       else if (frame.kind === 'notification') this.notification(record, frame.message);
       else if (frame.kind === 'response') record.session.clientRequests.settle(frame.message);
       else {
         const request = frame.message;
         const admitted = this.admit(record, request);
-        if ('refused' in admitted) answers.push(errorFrame(request.id, admitted.refused));
+        if ('refused' in admitted) batch.answer(errorFrame(request.id, admitted.refused));
         else {
           controllers.push(admitted.controller);
-          served.push(
+          batch.track(
             this.serve(record, request, NO_STREAM, admitted.controller).then((outcome) => {
               if (admitted.controller.signal.aborted || outcome.kind === 'listen') return;
-              answers.push(outcome.kind === 'result' ? resultFrame(request.id, outcome.result) : errorFrame(request.id, outcome.error));
+              batch.answer(outcome.kind === 'result' ? resultFrame(request.id, outcome.result) : errorFrame(request.id, outcome.error));
             }),
           );
         }
@@ -159,9 +165,8 @@ export class LegacyHttpSessions {
     res.on('close', () => {
       if (!res.writableFinished) for (const controller of controllers) controller.abort();
     });
-    await Promise.all(served);
-    if (answers.length === 0) return sendStatus(res, 202);
-    sendJson(res, 200, `[${answers.join(',')}]`, { 'mcp-session-id': record.session.id });
+    batch.seal();
+    await done;
   }
 
   /** A POST carrying the client's response to a request a handler sent it: 202 once routed. */

@@ -135,7 +135,7 @@ export class StdioConnection implements StdioConnectionHandle {
     // Only a session of a revision that has batches reads one; elsewhere an array is refused as one invalid frame.
     const message = acceptsBatches(this.session?.protocolVersion) ? parseMessage(text, maxBytes) : { kind: 'single' as const, frame: parseFrame(text, maxBytes) };
     if (message.kind === 'single') return this.onFrame(message.frame, this.outbox);
-    const batch = new BatchReply((json, after) => this.outbox.answer(json, after));
+    const batch = new BatchReply((json, after) => json !== undefined && this.outbox.answer(json, after));
     for (const frame of message.frames) this.onFrame(frame, batch);
     batch.seal();
   }
