@@ -142,6 +142,12 @@ export interface NegotiationInput {
   attempt: number;
 }
 
+/**
+ * The connection's reconnect attempts as the cache counts them against its bound: a server that crashes right after
+ * each start never fails an attempt, so its quick readies count as attempts, as they do for the connection's backoff.
+ */
+const attemptsCounted = (reconnecting: { attempt: number; quickReadies: number }): number => reconnecting.attempt + reconnecting.quickReadies;
+
 export const cacheMachine = setup({
   types: {
     context: {} as CacheContext,
@@ -163,10 +169,8 @@ export const cacheMachine = setup({
     attemptsLeft: ({ context }) => context.attempt < context.recovery.maxAttempts,
     // The client closed the connection on purpose: the cache ends with it rather than degrading.
     closedByClient: ({ event }) => event.type === 'connection.closed' && (event.reason.type === 'disconnected' || event.reason.type === 'shutdown'),
-    // A server that crashes right after each start never fails an attempt: its quick readies count as attempts,
-    // as they do for the connection's own backoff.
     reconnectsExhausted: ({ context, event }) =>
-      event.type === 'connection.reconnecting' && event.attempt + event.quickReadies > context.recovery.maxAttempts,
+      event.type === 'connection.reconnecting' && attemptsCounted(event) > context.recovery.maxAttempts,
     // The stream listens for exactly this intersection in this era, so it can resume; anything else is a new stream.
     sameIntersection: ({ context, event }) => {
       if (event.type !== 'connection.ready' || event.era !== context.era || context.filter === null) return false;
@@ -194,7 +198,7 @@ export const cacheMachine = setup({
     }),
     resetAttempts: assign({ attempt: 0 }),
     countReconnect: assign((_, params: { attempt: number; quickReadies: number; delayMs: number; cause: unknown }) => ({
-      attempt: params.attempt + params.quickReadies,
+      attempt: attemptsCounted(params),
       nextDelayMs: params.delayMs,
       lastCause: params.cause,
     })),

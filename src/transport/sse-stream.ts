@@ -50,7 +50,7 @@ export class SseFrameSplitter {
       },
       onRetry: (ms) => cursor?.retry(ms),
       // A comment line carries nothing but a sign of life (servers send them as keep-alives).
-      ...(onComment ? { onComment: () => onComment() } : {}),
+      onComment,
     });
   }
 
