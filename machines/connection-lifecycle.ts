@@ -84,7 +84,9 @@ export type ConnectionEvent =
   | TransportNotice
   | LivenessNotice
   /** Raised by the machine itself, on its clock, when the probe has gone unanswered for the probe timeout. */
-  | { type: 'probe.timed_out' };
+  | { type: 'probe.timed_out' }
+  /** Sent by the machine to itself when it is ready: now its children hear it, the watchers having heard it first. */
+  | { type: 'ready.tell_children'; generation: number; membersEnding: boolean };
 
 /** The lifecycle facts the actors built on a connection (streams, listeners, the cache) react to. */
 export type ConnectionLifecycleEvent =

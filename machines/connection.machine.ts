@@ -13,7 +13,8 @@
  * registered in its actor system (connection-children.ts). Each lifecycle fact (`connection.ready`,
  * `connection.lost`, `connection.era_changed`, `connection.closed`) is
  * announced once by the action of the transition that makes it true: emitted
- * to whoever watches the connection, then sent (`sendTo`) to every child, so
+ * to whoever watches the connection, then sent (`sendTo`) to every child (a
+ * ready in a step of its own, after the watchers have acted on it), so
  * one machine is the source of truth and nothing in src/ forwards it
  * (issue 15, rule 3). `connection.reconnecting` and `connection.failed` are
  * for watchers only.
@@ -36,20 +37,13 @@ interface Enqueue {
 }
 
 /**
- * A lifecycle fact, told once to whoever watches the connection (emitted,
- * with `extra` for them alone) and then to each child, in the order
- * connection-children.ts gives: the watchers first, so the connection's
- * owner knows it is ready before a child acts on it.
+ * A lifecycle fact other than ready (see `announceReady`), told once to
+ * whoever watches the connection (emitted) and then to each child, in the
+ * order connection-children.ts gives.
  */
-function announce(
-  enqueue: Enqueue,
-  system: { getAll(): Record<string, AnyActorRef> },
-  event: ConnectionLifecycleEvent,
-  extra?: { negotiated: Negotiated; membersEnding: boolean },
-): void {
-  const { membersEnding = false, ...forWatchers } = extra ?? {};
-  enqueue.emit({ ...event, ...forWatchers } as ConnectionEmitted);
-  for (const child of audience(system.getAll(), event.type, { membersEnding })) enqueue.sendTo(child, event);
+function announce(enqueue: Enqueue, system: { getAll(): Record<string, AnyActorRef> }, event: Exclude<ConnectionLifecycleEvent, { type: 'connection.ready' }>): void {
+  enqueue.emit(event);
+  for (const child of audience(system.getAll(), event.type)) enqueue.sendTo(child, event);
 }
 
 /** The negotiation's outcome, from its done event; anything else counts as a failure without a cause. */
@@ -86,6 +80,8 @@ export const connectionMachine = setup({
     },
     legacy: ({ context }) => context.negotiated?.era === 'legacy',
     probing: ({ context }) => context.endedUnanswered.length > 0,
+    /** Still the ready it was sent for: a loss and a new ready in between would have told the children their own. */
+    sameGeneration: ({ context, event }) => event.type === 'ready.tell_children' && event.generation === context.generation,
   },
   delays: {
     reconnectDelay: ({ context }) => context.nextDelayMs,
@@ -118,11 +114,22 @@ export const connectionMachine = setup({
       const to = outcome.type === 'negotiated' ? outcome.negotiated.era : context.negotiated!.era;
       announce(enqueue, system, { type: 'connection.era_changed', from: context.negotiated!.era, to });
     }),
-    /** `membersEnding`: on the way from `switchingEra`, whose era change every stream and listener ends on. */
-    announceReady: enqueueActions(({ context, enqueue, system }, { membersEnding }: { membersEnding: boolean }) => {
+    /**
+     * Ready is told to the watchers now and to the children in a step of its own (`ready.tell_children`, sent to
+     * itself, so it follows whatever the watchers did about the ready): a watcher may end a child on hearing it
+     * (the cache closes a listener or stream whose filter a reconnect changed), and an audience chosen before that
+     * would send it a ready it can no longer take. `membersEnding`: on the way from `switchingEra`, whose era
+     * change every stream and listener ends on.
+     */
+    announceReady: enqueueActions(({ context, enqueue, self }, { membersEnding }: { membersEnding: boolean }) => {
       const { era } = context.negotiated!;
-      const ready = { type: 'connection.ready' as const, era, generation: context.generation };
-      announce(enqueue, system, ready, { negotiated: context.negotiated!, membersEnding });
+      enqueue.emit({ type: 'connection.ready', era, generation: context.generation, negotiated: context.negotiated! });
+      enqueue.sendTo(self, { type: 'ready.tell_children', generation: context.generation, membersEnding });
+    }),
+    tellChildrenReady: enqueueActions(({ context, event, enqueue, system }) => {
+      if (event.type !== 'ready.tell_children') return;
+      const ready = { type: 'connection.ready' as const, era: context.negotiated!.era, generation: context.generation };
+      for (const child of audience(system.getAll(), ready.type, { membersEnding: event.membersEnding })) enqueue.sendTo(child, ready);
     }),
     announceLost: enqueueActions(({ context, enqueue, system }) => announce(enqueue, system, { type: 'connection.lost', cause: context.lastCause })),
     announceFailed: emit(({ context }) => ({ type: 'connection.failed' as const, cause: context.lastCause })),
@@ -241,6 +248,7 @@ export const connectionMachine = setup({
             'probe.answered': { actions: ['stopProbe', 'announceEndedAlone'] },
             'probe.timed_out': { actions: ['stopProbe', 'announceEndedAlone'] },
             'probe.failed': { target: '#connection.offline', actions: 'rememberCause' },
+            'ready.tell_children': { guard: 'sameGeneration', actions: 'tellChildrenReady' },
           },
           initial: 'choosing',
           states: {

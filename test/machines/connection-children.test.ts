@@ -79,6 +79,37 @@ describe('connection machine: its children hear its lifecycle from it', () => {
     }
   });
 
+  it('tells children of a ready after its watchers: a child a watcher ends on hearing it hears no ready', async () => {
+    const h = harness({ eras: ['legacy', 'legacy'] });
+    const { heard, child } = recorder(h.actor);
+    child('worker', URI_WORKER_ID);
+    child('kept');
+    const dropped = child('dropped');
+    // As the change cache does on a reconnect whose capabilities changed: it closes the listener it no longer needs.
+    h.actor.on('connection.ready', (ready) => {
+      heard.push(`watcher connection.ready ${ready.generation}`);
+      if (ready.generation === 2) dropped.send({ type: 'end' });
+    });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      h.actor.send({ type: 'connect' });
+      h.transports[0]!.open();
+      await h.settle();
+      h.clock.increment(1_000);
+      h.transports[0]!.fail(new Error('exited'));
+      h.clock.increment(75);
+      heard.length = 0;
+      h.transports[1]!.open();
+      await h.settle();
+      expect(heard).toEqual(['watcher connection.ready 2', 'kept connection.ready', 'worker connection.ready']);
+      expect(dropped.getSnapshot().status).toBe('done');
+      // xstate warns of every event sent to a stopped actor: none was.
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('tells children the era changed; members end on it and hear no ready after it, the worker does', async () => {
     const h = harness({ eras: ['legacy', 'modern'] });
     const { heard, child } = recorder(h.actor);
