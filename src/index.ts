@@ -57,7 +57,6 @@ export {
   AcknowledgmentViolationError,
   DEFAULT_ACK_TIMEOUT_MS,
   DEFAULT_MAILBOX_CAP,
-  DEFAULT_STALL_AFTER_MS,
   DeliveryDroppedError,
   HonoredFilterTooBroadError,
   ListenAckTimeoutError,
@@ -112,7 +111,8 @@ export type {
 export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
 export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
-export { GetStreamEndedError } from './transport/legacy-get-stream.ts';
+export { GetStreamEndedError, GetStreamStalledError } from './transport/legacy-get-stream.ts';
+export { DEFAULT_STALL_AFTER_MS } from './transport/silence-watch.ts';
 export { InvalidToolHeaderAnnotationError } from './transport/tool-param-headers.ts';
 export { ResyncInterruptedError } from '../machines/subscription-errors.ts';
 export type { ResumeOptions } from './transport/resumable-stream.ts';

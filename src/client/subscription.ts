@@ -29,6 +29,7 @@ import { LeanActor, type Clock, type Inspector, type LeanActorHost } from '../ru
 import { asChildRef } from '../runtime/xstate-internals.ts';
 import { memberId } from '../../machines/connection-children.ts';
 import { StreamWire, type StreamIo } from './stream-io.ts';
+import { DEFAULT_STALL_AFTER_MS } from '../transport/silence-watch.ts';
 
 export { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTimeoutError, ListenStalledError } from '../../machines/subscription-errors.ts';
 export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } from './mailbox.ts';
@@ -36,11 +37,6 @@ export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } fr
 /** Default wait for `notifications/subscriptions/acknowledged` (a listen's or a re-listen's, never once open). */
 export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
 
-/**
- * Default `stallAfterMs`: four times the 15 s keep-alive interval that both the official server and ours use by
- * default, so a stream is judged only after it missed at least three keep-alives in a row.
- */
-export const DEFAULT_STALL_AFTER_MS = 60_000;
 
 /** The stream closed before its first acknowledgment, for a reason other than a refusal or the ack timeout. */
 export class ListenNotAcknowledgedError extends McpActorsError {

@@ -49,6 +49,7 @@ import { readJsonFrames, readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
 import { followLegacyStream, openGetStream, type LegacyStreamHost } from './legacy-get-stream.ts';
+import { DEFAULT_STALL_AFTER_MS } from './silence-watch.ts';
 import { OpenFetches } from './open-fetches.ts';
 import type { ResumeOptions } from './resumable-stream.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
@@ -78,6 +79,13 @@ export interface HttpTransportOptions {
   maxBacklogBytes?: number;
   /** Bounds on resuming a broken legacy SSE stream with `Last-Event-ID` (resumable-stream.ts). */
   resume?: ResumeOptions;
+  /**
+   * A legacy GET stream whose server has sent a keep-alive comment and then nothing at all for this long ends the
+   * transport with `GetStreamStalledError`, so the connection reconnects; default `DEFAULT_STALL_AFTER_MS` (60 s),
+   * 0 never judges. A server that sends no keep-alives is never judged. (A modern listen stream has its own
+   * `stallAfterMs`, a `listen` option.)
+   */
+  stallAfterMs?: number;
   /** OAuth authorization for a protected server (see the README's "Authorization"); tokens carry over reconnects. */
   auth?: AuthProvider;
 }
@@ -117,6 +125,7 @@ class HttpClientTransport implements ClientTransport, LegacyStreamHost {
   private readonly toolParams = new ToolParamHeaders();
   readonly maxFrameBytes: number;
   readonly resume: ResumeOptions | undefined;
+  readonly stallAfterMs: number;
   private readonly maxBacklogBytes: number;
   /** Bytes of the answers and notifications posted and not yet taken (see POST_COST_BYTES). */
   private backlogBytes = 0;
@@ -131,6 +140,7 @@ class HttpClientTransport implements ClientTransport, LegacyStreamHost {
   ) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.resume = options.resume;
+    this.stallAfterMs = options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS;
     this.maxBacklogBytes = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
   }
 

@@ -13,6 +13,7 @@ import type { LegacySession } from './legacy-session.ts';
 import type { OpenFetches } from './open-fetches.ts';
 import { followStream, type FollowEnd, type ResumeOptions } from './resumable-stream.ts';
 import { SseCursor } from './sse-cursor.ts';
+import { SilenceWatch } from './silence-watch.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
 
 /** The legacy GET stream ended while the transport was open: the server dropped it or went away. */
@@ -21,6 +22,21 @@ export class GetStreamEndedError extends McpActorsError {
   readonly code = 'get_stream_ended';
   constructor(options?: { cause?: unknown }) {
     super('the server ended the GET stream', options);
+  }
+}
+
+/**
+ * The legacy GET stream's server sends keep-alive comments, and then nothing at all arrived for a whole stall
+ * window: the path to it went silent without closing (a proxy or load balancer that lost the connection, a hung
+ * node). The stream is reopened with `Last-Event-ID` as after any break; when it cannot be (no event id, or the
+ * resume bounds run out), the transport ends with this error, so the connection reconnects and every listener
+ * hears `reconnected`.
+ */
+export class GetStreamStalledError extends McpActorsError {
+  override readonly name = 'GetStreamStalledError';
+  readonly code = 'get_stream_stalled';
+  constructor(/** The stall window that went silent. */ readonly stallAfterMs: number) {
+    super(`the GET stream heard nothing for ${stallAfterMs} ms although its server sends keep-alives`);
   }
 }
 
@@ -33,6 +49,8 @@ export interface LegacyStreamHost {
   readonly session: LegacySession;
   readonly maxFrameBytes: number;
   readonly resume: ResumeOptions | undefined;
+  /** The GET stream's stall window (`GetStreamStalledError`); 0 never judges. */
+  readonly stallAfterMs: number;
   /** False once the transport failed or closed: a stream then delivers nothing more. */
   readonly open: boolean;
   /** The headers of every request: the caller's, and the bearer token. */
@@ -72,28 +90,47 @@ export async function openGetStream(host: LegacyStreamHost, endpoint: URL): Prom
     else if (host.open) host.error(error);
     return;
   }
-  const end = await followLegacyStream(host, endpoint, response.body, controller, (frame) => {
+  const deliver = (frame: ClassifiedFrame): FrameVerdict => {
     if (!host.open || controller.signal.aborted) return 'stop';
     host.inbound(frame);
     return 'continue';
-  });
+  };
+  const end = await followLegacyStream(host, endpoint, response.body, controller, deliver, host.stallAfterMs);
   host.fetches.end(controller);
-  if (end.type === 'lost' && !controller.signal.aborted) host.fail(new GetStreamEndedError({ cause: end.cause }));
+  if (end.type === 'lost' && !controller.signal.aborted) {
+    host.fail(end.cause instanceof GetStreamStalledError ? end.cause : new GetStreamEndedError({ cause: end.cause }));
+  }
 }
 
-/** Reads a legacy SSE stream, reopening it by GET with `Last-Event-ID` when it breaks after an event id. */
+/**
+ * Reads a legacy SSE stream, reopening it by GET with `Last-Event-ID` when it breaks after an event id. With a
+ * `stallAfterMs` above 0 (the GET stream's), a body whose server sent a keep-alive and then nothing for that long
+ * counts as broken (`GetStreamStalledError`), and is reopened the same way: a path that went silent without
+ * closing delivers, once reopened, what was sent into it, or the transport ends.
+ */
 export function followLegacyStream(
   host: LegacyStreamHost,
   endpoint: URL,
   body: ReadableStream<Uint8Array>,
   controller: AbortController,
   deliver: (frame: ClassifiedFrame) => FrameVerdict,
+  stallAfterMs = 0,
 ): Promise<FollowEnd> {
   const cursor = new SseCursor();
   const io = {
     read: async (next: ReadableStream<Uint8Array>) => {
       let stopped = false;
-      await readSseFrames(next, host.maxFrameBytes, (frame) => (deliver(frame) === 'stop' ? ((stopped = true), 'stop') : 'continue'), { cursor });
+      const stall = new AbortController();
+      const silence = new SilenceWatch(stallAfterMs, () => stall.abort(new GetStreamStalledError(stallAfterMs)));
+      const onFrame = (frame: ClassifiedFrame): FrameVerdict => {
+        silence.heard();
+        return deliver(frame) === 'stop' ? ((stopped = true), 'stop') : 'continue';
+      };
+      try {
+        await readSseFrames(next, host.maxFrameBytes, onFrame, { cursor, onComment: () => silence.keepAlive(), signal: stall.signal });
+      } finally {
+        silence.stop();
+      }
       return stopped ? ('stopped' as const) : ('ended' as const);
     },
     reopen: async (lastEventId: string) => {

@@ -112,6 +112,8 @@ export interface SseReadOptions {
   cursor?: SseCursor;
   /** Called for every comment line: a keep-alive. */
   onComment?: () => void;
+  /** Aborted: the read stops and rejects with the signal's reason (the stream is judged broken). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -122,7 +124,7 @@ export async function readSseFrames(
   body: ReadableStream<Uint8Array>,
   maxFrameBytes: number,
   onFrame: (frame: ClassifiedFrame) => FrameVerdict,
-  { cursor, onComment }: SseReadOptions = {},
+  { cursor, onComment, signal }: SseReadOptions = {},
 ): Promise<void> {
   let stop = false;
   const splitter = new SseFrameSplitter(
@@ -135,9 +137,13 @@ export async function readSseFrames(
   );
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  // Cancelling ends the pending read; the reason is then what this read rejects with.
+  const abort = () => void reader.cancel(signal?.reason).catch(() => undefined);
+  signal?.addEventListener('abort', abort, { once: true });
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (signal?.aborted) throw signal.reason;
       if (done) break;
       splitter.push(decoder.decode(value, { stream: true }));
       if (stop) {
@@ -148,6 +154,7 @@ export async function readSseFrames(
     splitter.push(decoder.decode());
     splitter.end();
   } finally {
+    signal?.removeEventListener('abort', abort);
     reader.releaseLock();
   }
 }

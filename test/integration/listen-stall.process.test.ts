@@ -13,12 +13,12 @@
  * undici Agent each), so the proxy blackholes the listen stream's
  * connection alone and the re-listen and the snapshot's requests get through.
  */
-import { Agent, fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpClient } from '../../src/client/client.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { CuttingProxy } from '../fixtures/cutting-proxy.ts';
+import { freshConnectionFetch } from '../fixtures/fresh-connection-fetch.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { OwnClients } from '../fixtures/own-clients.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
@@ -28,24 +28,17 @@ const KEEP_ALIVE_MS = 50;
 const STALL_AFTER_MS = 400;
 
 const ours = new OwnClients();
-const agents: Agent[] = [];
+const connections = freshConnectionFetch();
 const proxies: CuttingProxy[] = [];
 const servers: McpServer[] = [];
 const fixtures: HttpFixture[] = [];
 afterEach(async () => {
   await ours.disconnectAll();
-  await Promise.all(agents.splice(0).map((agent) => agent.destroy()));
+  await connections.destroyAll();
   await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-/** A fetch that opens a connection of its own for every request. */
-const freshConnectionFetch = ((input: string | URL, init?: RequestInit) => {
-  const agent = new Agent();
-  agents.push(agent);
-  return undiciFetch(input, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent });
-}) as unknown as typeof fetch;
 
 interface Source {
   url: string;
@@ -75,7 +68,7 @@ describe.each([
     const proxy = await CuttingProxy.start(Number(new URL(source.url).port));
     proxies.push(proxy);
     const url = `http://127.0.0.1:${proxy.port}${new URL(source.url).pathname}`;
-    const client = await ours.connect({ transport: httpTransport({ url, fetch: freshConnectionFetch }) });
+    const client = await ours.connect({ transport: httpTransport({ url, fetch: connections.fetch }) });
     expect(client.era).toBe('modern');
     const box = inbox();
     const stream = await client.listen({ toolsListChanged: true }, box.subscriber, { stallAfterMs: STALL_AFTER_MS });
