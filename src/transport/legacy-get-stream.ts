@@ -136,13 +136,29 @@ export function followLegacyStream(
     reopen: async (lastEventId: string) => {
       const headers = getHeaders(host);
       headers.set('last-event-id', lastEventId);
-      const response = await host.fetch(endpoint, { method: 'GET', headers, signal: controller.signal });
+      const response = await reopenWithin(stallAfterMs, (signal) => host.fetch(endpoint, { method: 'GET', headers, signal }), controller.signal);
       // A 404 for a resume that named our session: the server forgot the session.
       if (response.status === 404 && host.session.id !== undefined) host.fail(new HttpStatusError(404, response.statusText, undefined));
       return response;
     },
   };
   return followStream(body, cursor, io, controller.signal, host.resume);
+}
+
+/**
+ * A reopen of a watched stream (`stallAfterMs` above 0) whose server has not answered within the stall window is a
+ * failed attempt (`GetStreamStalledError`), as a hung node's would otherwise wait for ever; the window bounds the
+ * wait for the response's headers only, never its body.
+ */
+async function reopenWithin(stallAfterMs: number, get: (signal: AbortSignal) => Promise<Response>, signal: AbortSignal): Promise<Response> {
+  if (stallAfterMs <= 0) return get(signal);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new GetStreamStalledError(stallAfterMs)), stallAfterMs);
+  try {
+    return await get(AbortSignal.any([signal, deadline.signal]));
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function getHeaders(host: LegacyStreamHost): Headers {

@@ -59,16 +59,38 @@ describe('SilenceWatch', () => {
   });
 });
 
-/** A transport as the GET stream sees it, whose GET answers with `body`. */
-function host(body: ReadableStream<Uint8Array>, stallAfterMs: number) {
+const sse = (body: ReadableStream<Uint8Array>) => new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+
+/** A stream whose chunks a test writes. */
+function pushedStream() {
+  let source!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (controller) => void (source = controller) });
+  return {
+    body,
+    push: (text: string) => source.enqueue(new TextEncoder().encode(text)),
+    close: () => source.close(),
+    fail: (reason: unknown) => source.error(reason),
+  };
+}
+
+/** A GET that never answers, until its signal aborts (a hung node). */
+const hung = (init: RequestInit | undefined) =>
+  new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }));
+
+/**
+ * A transport as the GET stream sees it: its first GET answers with `body`, each reopen as `reopen` says. Resumes
+ * are quick and bounded to two attempts.
+ */
+function host(body: ReadableStream<Uint8Array>, stallAfterMs: number, reopen: (init: RequestInit | undefined) => Promise<Response> = hung) {
   const failures: unknown[] = [];
   const frames: ClassifiedFrame[] = [];
+  let gets = 0;
   const stub: LegacyStreamHost = {
-    fetch: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
+    fetch: async (_input, init) => (gets++ === 0 ? sse(body) : reopen(init)),
     fetches: new OpenFetches(),
     session: new LegacySession(),
     maxFrameBytes: 1 << 20,
-    resume: undefined,
+    resume: { maxAttempts: 2, defaultRetryMs: 10 },
     stallAfterMs,
     get open() {
       return failures.length === 0;
@@ -78,7 +100,7 @@ function host(body: ReadableStream<Uint8Array>, stallAfterMs: number) {
     fail: (cause) => void failures.push(cause),
     error: (error) => void failures.push(error),
   };
-  return { stub, failures, frames };
+  return { stub, failures, frames, gets: () => gets };
 }
 
 describe('the legacy GET stream gone silent', () => {
@@ -100,6 +122,43 @@ describe('the legacy GET stream gone silent', () => {
     expect(failures[0]).toBeInstanceOf(GetStreamStalledError);
     expect(failures[0]).toMatchObject({ code: 'get_stream_stalled', stallAfterMs: 1_000 });
     expect(failures[0]).not.toBeInstanceOf(GetStreamEndedError);
+  });
+
+  it('counts a reopen its server leaves unanswered for a stall window as a failed attempt: a hung node ends the transport', async () => {
+    const first = pushedStream();
+    const { stub, failures, gets } = host(first.body, 1_000);
+    const following = openGetStream(stub, new URL('http://127.0.0.1/mcp'));
+    first.push('id: g1\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n: keep-alive\n\n');
+    // Judged silent within two windows, then two reopens of a window each, 10 ms apart.
+    await vi.advanceTimersByTimeAsync(5_000);
+    await following;
+    expect(gets()).toBe(3);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toBeInstanceOf(GetStreamStalledError);
+  });
+
+  it('bounds a reopen by the window until its headers arrive only: the reopened body lives on', async () => {
+    const first = pushedStream();
+    const second = pushedStream();
+    // As fetch does, the reopen's signal governs its body too.
+    const reopen = async (init: RequestInit | undefined) => {
+      init?.signal?.addEventListener('abort', () => second.fail(init.signal!.reason), { once: true });
+      return sse(second.body);
+    };
+    const { stub, failures, frames, gets } = host(first.body, 1_000, reopen);
+    const following = openGetStream(stub, new URL('http://127.0.0.1/mcp'));
+    first.push('id: g1\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n: keep-alive\n\n');
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(gets()).toBe(2);
+    // The reopened stream sends no keep-alive, so it is never judged, and the reopen's deadline is long gone.
+    await vi.advanceTimersByTimeAsync(10_000);
+    second.push('id: g2\ndata: {"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}\n\n');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(frames).toHaveLength(2);
+    expect(failures).toEqual([]);
+    second.close();
+    await vi.advanceTimersByTimeAsync(5_000);
+    await following;
   });
 
   it('is never judged when its server sends no keep-alives', async () => {
