@@ -1,7 +1,7 @@
 /**
  * Small pieces of HTTP I/O shared by both eras: answering with JSON, and the
  * per-request reply that turns into an SSE stream the first time the handler
- * sends something before its response.
+ * sends something before its response, or once it has taken long.
  */
 import type { HttpResponse } from './http-exchange.ts';
 import { Outbox } from './outbox.ts';
@@ -48,29 +48,39 @@ export function startSse(res: HttpResponse, highWater: number, headers: Record<s
 
 /**
  * One request's response: plain JSON, unless something is sent before the
- * response. When the response closes (the client went away) its outbox is
+ * response, or the response takes longer than `keepAliveMs`: then an SSE
+ * stream, with a comment whenever it was idle that long (a proxy's idle
+ * timeout would cut a response that sent nothing for that long, headers
+ * included). When the response closes (the client went away) its outbox is
  * closed, which releases every writer waiting for room.
  */
 export class HttpReply implements ReplyChannel {
   private outbox: Outbox | undefined;
+  private readonly streamDue: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly res: HttpResponse,
     private readonly highWater: number,
     private readonly headers: Record<string, string> = {},
+    private readonly keepAliveMs = 0,
   ) {
-    res.once('close', () => this.outbox?.close());
+    res.once('close', () => {
+      clearTimeout(this.streamDue);
+      this.outbox?.close();
+    });
+    this.streamDue = keepAliveMs > 0 ? unrefTimeout(() => this.stream(), keepAliveMs) : undefined;
   }
 
   notify(json: string): Promise<void> {
     if (this.res.destroyed || this.res.writableEnded) return Promise.resolve();
-    this.outbox ??= startSse(this.res, this.highWater, this.headers);
-    this.outbox.push(json);
-    return this.outbox.room();
+    const outbox = this.stream();
+    outbox.push(json);
+    return outbox.room();
   }
 
   /** Writes the final response (status applies only when no stream was started) and ends. */
   async finish(json: string, status: number): Promise<void> {
+    clearTimeout(this.streamDue);
     if (this.res.destroyed || this.res.writableEnded) return;
     if (!this.outbox) {
       sendJson(this.res, status, json, this.headers);
@@ -80,6 +90,20 @@ export class HttpReply implements ReplyChannel {
     await this.outbox.flushed();
     this.res.end();
   }
+
+  private stream(): Outbox {
+    if (this.outbox) return this.outbox;
+    this.outbox = startSse(this.res, this.highWater, this.headers);
+    keepAlive(this.res, this.outbox, this.keepAliveMs);
+    return this.outbox;
+  }
+}
+
+/** A timeout that never keeps the process alive. */
+export function unrefTimeout(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return timer;
 }
 
 /**

@@ -100,7 +100,8 @@ export class LegacyHttpSessions {
     const { controller } = admitted;
     const name = `p${++record.posts}`;
     const { outboxHighWater: highWater, sseRetryMs: retryMs } = this.core.limits;
-    const reply = new PostStream(res, { name, bounds: this.replayBounds(), highWater, retryMs, headers: { 'mcp-session-id': record.session.id } });
+    const headers = { 'mcp-session-id': record.session.id };
+    const reply = new PostStream(res, { name, bounds: this.replayBounds(), highWater, retryMs, headers, keepAliveMs: this.keepAliveMs });
     const entry: PostEntry = { stream: reply, requestId: message.id, controller, expiry: undefined };
     record.postStreams.set(name, entry);
     res.on('close', () => {

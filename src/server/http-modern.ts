@@ -113,7 +113,7 @@ export async function handleModernRequest(
     if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored, keepAliveMs, streams);
     if (outcome.kind === 'error') return failWith(res, request.id, outcome.error);
   }
-  const reply = new HttpReply(res, core.limits.outboxHighWater);
+  const reply = new HttpReply(res, core.limits.outboxHighWater, {}, keepAliveMs);
   const outcome = await routeModern(core, request, reply, controller.signal);
   if (controller.signal.aborted) return;
   if (outcome.kind === 'result') return reply.finish(resultFrame(request.id, outcome.result), 200);

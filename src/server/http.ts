@@ -32,7 +32,11 @@ export interface HttpHandlerOptions {
    * is bound to a public address and a proxy in front checks the names).
    */
   allowedHosts?: string[] | 'any';
-  /** An SSE comment on idle long-lived streams (listen, legacy GET) this often; 0 turns it off. Default 15,000. */
+  /**
+   * An SSE comment on idle streams (listen, legacy GET, a POST's response stream) this often, and a POST's answer
+   * that takes longer goes out as such a stream instead of plain JSON (an idle proxy would cut it); 0 turns both off.
+   * Default 15,000.
+   */
   keepAliveMs?: number;
 }
 

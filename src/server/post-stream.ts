@@ -1,7 +1,8 @@
 /**
  * One legacy POST's response (2025-11-25, "Resumability and Redelivery"):
- * plain JSON when the handler sends nothing before its response, otherwise a
- * resumable SSE stream. That stream opens with a priming event (an id and the
+ * plain JSON when the handler sends nothing before its response and answers
+ * within `keepAliveMs`, otherwise a resumable SSE stream, with a comment
+ * whenever it was idle that long. That stream opens with a priming event (an id and the
  * `retry` interval, no data), and every message on it gets an id naming the
  * stream (`p<n>-<k>`), kept in the stream's own replay buffer. When the POST's
  * socket dies before the response was written, the stream is parked: later
@@ -11,7 +12,7 @@
  * rest, then the stream ends (`retry` first, as on any end on purpose).
  */
 import type { HttpResponse } from './http-exchange.ts';
-import { openSse, sendJson, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
+import { keepAlive, openSse, sendJson, ssePrimingFrame, sseRetryFrame, unrefTimeout } from './http-io.ts';
 import { Outbox } from './outbox.ts';
 import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
 import type { ReplyChannel } from './request-context.ts';
@@ -25,6 +26,8 @@ export interface PostStreamOptions {
   retryMs: number;
   /** Response headers (the session id). */
   headers: Record<string, string>;
+  /** A response that takes longer becomes a stream, with a comment whenever it was idle that long; 0: never. */
+  keepAliveMs: number;
 }
 
 /** How a `Last-Event-ID` resume of a POST stream went. */
@@ -39,12 +42,16 @@ export class PostStream implements ReplyChannel {
   private readonly first: HttpResponse;
   /** The response was handed to the outbox. */
   private answered = false;
+  /** When a response not yet started turns into a stream (keepAliveMs). */
+  private readonly streamDue: ReturnType<typeof setTimeout> | undefined;
 
   constructor(res: HttpResponse, private readonly options: PostStreamOptions) {
     this.replay = new ReplayBuffer(options.bounds, Date.now, `${options.name}-`);
     this.target = res;
     this.first = res;
     this.watch(res);
+    // A proxy's idle timeout would cut a response that sent nothing, headers included, for that long.
+    this.streamDue = options.keepAliveMs > 0 ? unrefTimeout(() => this.attached && this.stream(), options.keepAliveMs) : undefined;
   }
 
   /** Whether the response became an SSE stream, which a client can resume after losing it. */
@@ -59,14 +66,20 @@ export class PostStream implements ReplyChannel {
 
   notify(json: string): Promise<void> {
     if (this.answered) return Promise.resolve();
-    if (!this.outbox) {
-      if (!this.attached) return Promise.resolve();
-      openSse(this.target, this.options.headers);
-      this.target.write(ssePrimingFrame(this.replay.lastId, this.options.retryMs));
-      this.outbox = new Outbox(this.target, (frame) => this.replay.frame(frame), this.options.highWater);
-    }
-    this.outbox.push(json);
-    return this.outbox.room();
+    if (!this.outbox && !this.attached) return Promise.resolve();
+    const outbox = this.stream();
+    outbox.push(json);
+    return outbox.room();
+  }
+
+  /** The stream, opened on the POST's own response (a priming event first) if it is not yet. */
+  private stream(): Outbox {
+    if (this.outbox) return this.outbox;
+    openSse(this.target, this.options.headers);
+    this.target.write(ssePrimingFrame(this.replay.lastId, this.options.retryMs));
+    this.outbox = new Outbox(this.target, (frame) => this.replay.frame(frame), this.options.highWater);
+    keepAlive(this.target, this.outbox, this.options.keepAliveMs);
+    return this.outbox;
   }
 
   /**
@@ -75,6 +88,7 @@ export class PostStream implements ReplyChannel {
    * until a resume, or `abandon`), and ends that connection.
    */
   async finish(json: string, status: number): Promise<void> {
+    clearTimeout(this.streamDue);
     if (!this.outbox) {
       if (this.attached) sendJson(this.target, status, json, this.options.headers);
       return;
@@ -94,6 +108,7 @@ export class PostStream implements ReplyChannel {
     res.write(`${sseRetryFrame(this.options.retryMs)}${missed}`);
     this.target = res;
     this.watch(res);
+    keepAlive(res, this.outbox, this.options.keepAliveMs);
     // The client has given up on the old connection, whether or not its socket told us yet.
     if (!old.writableEnded) old.end();
     if (this.answered && this.outbox.idle) this.endTarget();
@@ -103,6 +118,7 @@ export class PostStream implements ReplyChannel {
 
   /** Ends the stream for good (cancelled, expired, session gone): drops what waits, releases waiters. */
   abandon(): void {
+    clearTimeout(this.streamDue);
     this.outbox?.close();
     this.endTarget();
   }

@@ -4,8 +4,9 @@
  * its own ids (never another stream's) gets what followed, the rest and the end.
  */
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HttpResponse } from '../../src/server/http-exchange.ts';
+import { HttpReply } from '../../src/server/http-io.ts';
 import { PostStream } from '../../src/server/post-stream.ts';
 import { ReplayBuffer } from '../../src/server/replay-buffer.ts';
 
@@ -62,7 +63,14 @@ class RecordedResponse extends EventEmitter implements HttpResponse {
   }
 }
 
-const options = { name: 'p4', bounds: { maxEvents: 16, maxBytes: 65_536, maxAgeMs: 60_000 }, highWater: 8, retryMs: 25, headers: { 'mcp-session-id': 's' } };
+const options = {
+  name: 'p4',
+  bounds: { maxEvents: 16, maxBytes: 65_536, maxAgeMs: 60_000 },
+  highWater: 8,
+  retryMs: 25,
+  headers: { 'mcp-session-id': 's' },
+  keepAliveMs: 0,
+};
 const progress = (n: number) => `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}`;
 const RESULT = '{"jsonrpc":"2.0","id":1,"result":{}}';
 
@@ -146,5 +154,82 @@ describe('PostStream', () => {
     const finished = stream.finish(RESULT, 200);
     stream.abandon();
     await expect(finished).resolves.toBeUndefined();
+  });
+});
+
+/**
+ * A response that takes long becomes a stream with keep-alives: a proxy's idle timeout (60 s on many load
+ * balancers) would otherwise cut a tool call that sent nothing, headers included, for that long.
+ */
+describe('a slow response (keepAliveMs)', () => {
+  afterEach(() => void vi.useRealTimers());
+  const slow = { ...options, keepAliveMs: 1_000 };
+  // The timers alone: the outbox drains on setImmediate.
+  const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+
+  it('legacy: turns into a resumable stream after keepAliveMs, with a comment whenever idle that long', async () => {
+    fakeTimers();
+    const res = new RecordedResponse();
+    const stream = new PostStream(res, slow);
+    vi.advanceTimersByTime(999);
+    expect(res.headersSent).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(res.headers['content-type']).toBe('text/event-stream');
+    expect(stream.resumable).toBe(true);
+    expect(res.body).toBe('id: p4-0\nretry: 25\ndata: \n\n');
+    vi.advanceTimersByTime(1_000);
+    expect(res.body.endsWith(':\n\n')).toBe(true);
+    await stream.notify(progress(1));
+    await stream.finish(RESULT, 200);
+    expect(res.data()).toEqual([progress(1), RESULT]);
+    expect(res.writableEnded).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('legacy: a resumed stream gets its comments on the resuming connection', async () => {
+    fakeTimers();
+    const post = new RecordedResponse();
+    const stream = new PostStream(post, slow);
+    vi.advanceTimersByTime(1_000);
+    post.drop();
+    const get = new RecordedResponse();
+    expect(stream.resume(get, 'p4-0')).toBe('resumed');
+    vi.advanceTimersByTime(1_000);
+    expect(get.body.endsWith(':\n\n')).toBe(true);
+    await stream.finish(RESULT, 200);
+    expect(get.data()).toEqual([RESULT]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('legacy: an answer within keepAliveMs stays plain JSON and leaves no timer', async () => {
+    fakeTimers();
+    const res = new RecordedResponse();
+    const stream = new PostStream(res, slow);
+    vi.advanceTimersByTime(999);
+    await stream.finish(RESULT, 200);
+    vi.advanceTimersByTime(5_000);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.body).toBe(RESULT);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('modern: turns into a stream after keepAliveMs, with a comment whenever idle that long; a quick one stays JSON', async () => {
+    fakeTimers();
+    const res = new RecordedResponse();
+    const reply = new HttpReply(res, 8, {}, 1_000);
+    vi.advanceTimersByTime(1_000);
+    expect(res.headers['content-type']).toBe('text/event-stream');
+    vi.advanceTimersByTime(1_000);
+    expect(res.body).toBe(':\n\n');
+    await reply.finish(RESULT, 200);
+    expect(res.data()).toEqual([RESULT]);
+    expect(res.writableEnded).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+
+    const quick = new RecordedResponse();
+    await new HttpReply(quick, 8, {}, 1_000).finish(RESULT, 200);
+    vi.advanceTimersByTime(5_000);
+    expect(quick.headers['content-type']).toBe('application/json');
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -17,6 +17,8 @@ export interface RawExchange {
   next(match: (message: Message) => boolean): Promise<Message>;
   /** Resolves once the response body ended. */
   readonly ended: Promise<void>;
+  /** SSE comment lines (keep-alives) read so far. */
+  readonly comments: number;
   /** Starts reading the body, for an exchange opened with `read: false`. */
   read(): void;
 }
@@ -33,6 +35,7 @@ async function exchange(url: string, headers: Record<string, string>, body: Mess
     body: JSON.stringify(body),
   });
   const messages: Message[] = [];
+  let comments = 0;
   let waiters: { match: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
   const deliver = (message: Message) => {
     messages.push(message);
@@ -60,13 +63,19 @@ async function exchange(url: string, headers: Record<string, string>, body: Mess
       const lines = partial.split('\n');
       partial = lines.pop() ?? '';
       // A priming event (an id and `retry`, empty data) carries no message.
-      for (const line of lines) if (line.startsWith('data: ') && line.length > 6) deliver(JSON.parse(line.slice(6)) as Message);
+      for (const line of lines) {
+        if (line.startsWith(':')) comments++;
+        else if (line.startsWith('data: ') && line.length > 6) deliver(JSON.parse(line.slice(6)) as Message);
+      }
     }
     if (!sse && partial !== '') deliver(JSON.parse(partial) as Message);
   })();
   return {
     response,
     messages,
+    get comments() {
+      return comments;
+    },
     ended,
     read: startReading,
     next(match) {
