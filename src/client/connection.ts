@@ -229,12 +229,18 @@ export class Connection implements ListenPort, ChildOwner {
     if (options.signal?.aborted) return Promise.reject(new RequestAbortedError(method, { cause: options.signal.reason }));
     const id = this.#pending.nextId();
     let outgoing = params;
-    if (options.onProgress) {
-      this.router.progress.set(id, options.onProgress);
+    const { onProgress, resetTimeoutOnProgress = false } = options;
+    const tracksProgress = onProgress !== undefined || resetTimeoutOnProgress;
+    if (tracksProgress) {
+      this.router.progress.set(id, (progress) => {
+        if (resetTimeoutOnProgress) this.#pending.extend(id);
+        onProgress?.(progress);
+      });
       outgoing = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), progressToken: id } };
     }
     const settled = this.#pending.track(id, method, {
       timeoutMs: options.timeoutMs ?? this.#options.requestTimeoutMs,
+      ...(resetTimeoutOnProgress && options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       onGiveUp: (requestId, reason) => {
         // The legacy lifecycle forbids cancelling initialize: its late answer is simply dropped.
@@ -245,7 +251,7 @@ export class Connection implements ListenPort, ChildOwner {
     });
     const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, ...(outgoing ? { params: outgoing } : {}) };
     this.#transmit(message, transport).catch((error: unknown) => this.#pending.fail(id, error as Error));
-    if (!options.onProgress) return settled;
+    if (!tracksProgress) return settled;
     const forget = () => this.router.progress.delete(id);
     return settled.finally(forget);
   }

@@ -11,12 +11,16 @@ interface Pending {
   resolve(result: JsonObject): void;
   reject(error: Error): void;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** Restarts the timeout (`extend`); undefined when the request has none. */
+  restart: (() => void) | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
 }
 
 export interface TrackOptions {
   timeoutMs: number;
+  /** However often `extend` restarts the timeout, the request gives up this long after it was sent. */
+  maxTotalTimeoutMs?: number;
   signal?: AbortSignal;
   /** Called when the caller gave up (abort or timeout), so the peer can be told. */
   onGiveUp(id: RequestId, reason: Error): void;
@@ -34,15 +38,26 @@ export class PendingRequests {
   /** Registers a request before it is sent; the promise settles on response, timeout, abort or failure. */
   track(id: RequestId, method: string, options: TrackOptions): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve, reject) => {
-      const entry: Pending = { method, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined };
+      const entry: Pending = { method, resolve, reject, timer: undefined, restart: undefined, signal: options.signal, onAbort: undefined };
       const giveUp = (reason: Error) => {
         if (this.#settle(id)) {
           options.onGiveUp(id, reason);
           reject(reason);
         }
       };
-      if (Number.isFinite(options.timeoutMs)) {
-        entry.timer = setTimeout(() => giveUp(new RequestTimeoutError(method, options.timeoutMs)), options.timeoutMs);
+      const { timeoutMs, maxTotalTimeoutMs = Infinity } = options;
+      if (Number.isFinite(timeoutMs)) {
+        const deadline = Date.now() + maxTotalTimeoutMs;
+        entry.restart = () => {
+          clearTimeout(entry.timer);
+          const left = deadline - Date.now();
+          // The total bound is the nearer one: it ends the request as a timeout of its own length.
+          entry.timer =
+            left <= timeoutMs
+              ? setTimeout(() => giveUp(new RequestTimeoutError(method, maxTotalTimeoutMs)), Math.max(left, 0))
+              : setTimeout(() => giveUp(new RequestTimeoutError(method, timeoutMs)), timeoutMs);
+        };
+        entry.restart();
       }
       if (options.signal) {
         entry.onAbort = () => giveUp(new RequestAbortedError(method, { cause: options.signal?.reason }));
@@ -50,6 +65,11 @@ export class PendingRequests {
       }
       this.#pending.set(id, entry);
     });
+  }
+
+  /** Restarts a pending request's timeout (its server reported progress), within its `maxTotalTimeoutMs`. */
+  extend(id: RequestId): void {
+    this.#pending.get(id)?.restart?.();
   }
 
   /** Settles the request a response answers. Returns false when no request with that id is pending. */

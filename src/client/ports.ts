@@ -33,6 +33,13 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Called with each `notifications/progress` params of this request (a progress token is sent when this is given). */
   onProgress?: (progress: JsonObject) => void;
+  /**
+   * Each progress notification of this request restarts its timeout, for work that takes long but reports as it
+   * goes (a progress token is sent). Default false.
+   */
+  resetTimeoutOnProgress?: boolean;
+  /** With `resetTimeoutOnProgress`: the request gives up this long after it was sent, whatever its progress. */
+  maxTotalTimeoutMs?: number;
 }
 
 /** Sends requests on the current connection; fails fast with NotConnectedError when it is not ready. */
