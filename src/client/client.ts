@@ -38,6 +38,7 @@ import { isSubscriber, type DeliveryTarget, type Subscriber } from './mailbox.ts
 import type { Inspector } from '../runtime/actor-options.ts';
 import type { RequestOptions } from './ports.ts';
 import { openSubscription } from './open-subscription.ts';
+import { ToolOutputChecks } from './tool-output-checks.ts';
 import type { IterableListenStream, ListenOptions, ListenStream } from './subscription.ts';
 
 export type { ClientEvent } from './client-status.ts';
@@ -61,6 +62,7 @@ export class McpClient {
   readonly #connection: Connection;
   readonly #listeners: NotificationListeners;
   readonly #options: ClientOptions;
+  readonly #toolOutputs: ToolOutputChecks;
 
   /** `options` may carry the test seams of `mcp-actors/testing` (createTestClient); ClientOptions does not name them. */
   constructor(options: ClientOptions) {
@@ -76,6 +78,7 @@ export class McpClient {
     connection.router.onNotification('*', (params, method) => {
       if (connection.era === 'legacy') this.#listeners.dispatch(method, params);
     });
+    this.#toolOutputs = new ToolOutputChecks((error) => connection.report(error));
     this.closed = toPromise(connection.actor);
   }
 
@@ -237,9 +240,14 @@ export class McpClient {
     return this.#connection.notify(method, params);
   }
 
-  /** Every tool, all pages; rejects with InvalidResultError when one lacks what MCP defines (extra fields pass through). */
-  listTools(options?: RequestOptions): Promise<Tool[]> {
-    return this.#listAll('tools', options);
+  /**
+   * Every tool, all pages; rejects with InvalidResultError when one lacks what MCP defines (extra fields pass
+   * through). The tools' output schemas are what `callTool` checks structured results against from then on.
+   */
+  async listTools(options?: RequestOptions): Promise<Tool[]> {
+    const tools = await this.#listAll('tools', options);
+    this.#toolOutputs.learn(tools);
+    return tools;
   }
 
   /** Every prompt, all pages, checked as `listTools` checks tools. */
@@ -284,12 +292,16 @@ export class McpClient {
    * input with no handler ends the call with InputHandlerMissingError.
    *
    * A result without the fields MCP defines (`content` an array of content
-   * blocks) rejects with InvalidResultError; a failed tool is a result with
-   * `isError: true`, not a rejection.
+   * blocks) rejects with InvalidResultError, and so does a successful result
+   * of a tool whose `outputSchema` (from the last `listTools()`) its
+   * `structuredContent` is missing or does not fit; a failed tool is a result
+   * with `isError: true`, not a rejection.
    */
   async callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
     const result = await this.#withInputs('tools/call', { name, arguments: args }, options, (params) => this.#callToolOnce(params, options));
-    return checkedResult('tools/call', result);
+    const checked = checkedResult('tools/call', result);
+    await this.#toolOutputs.check(name, checked);
+    return checked;
   }
 
   async #callToolOnce(params: JsonObject, options: RequestOptions | undefined): Promise<JsonObject> {

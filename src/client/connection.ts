@@ -65,13 +65,13 @@ export class Connection implements ListenPort, ChildOwner {
     };
     this.clock = options.clock;
     this.#outbound = new Outbound(this.#options);
-    this.router = new InboundRouter((error) => this.#report(error));
+    this.router = new InboundRouter((error) => this.report(error));
     this.router.onNotification('notifications/cancelled', (params) => this.serverRequests.cancel(params.requestId, params.reason));
     this.#listenRoutes = new ListenRoutes(this.router.streams, {
       readyTransport: () => (this.#ready ? this.#transport : undefined),
       transport: () => this.#transport,
       send: (message, transport) => this.#transmit(message, transport),
-      report: (error) => this.#report(error),
+      report: (error) => this.report(error),
       notConnected: () => new NotConnectedError(this.stateName(), 'subscriptions/listen'),
       endedUnanswered: (id, cause) => this.actor.send({ type: 'listen.ended_unanswered', id, cause }),
     });
@@ -82,7 +82,7 @@ export class Connection implements ListenPort, ChildOwner {
           frame: (frame) => this.#onFrame(frame),
           streamEnded: (id, error) => this.#onStreamEnded(id, error),
           keepAlive: (id) => this.#listenRoutes.keepAlive(id),
-          report: (error) => this.#report(error),
+          report: (error) => this.report(error),
           dropped: (transport) => this.#drop(transport),
         }),
         probe: livenessProbe((method, params, options) => this.#request(method, params, options), this.#negotiationPatienceMs()),
@@ -188,7 +188,7 @@ export class Connection implements ListenPort, ChildOwner {
     this.#listenRoutes.forgetUnanswered();
     this.serverRequests.abortAll('connection lost');
     this.#pending.failAll((method) => new ConnectionLostError(method));
-    this.#closing = transport.close().catch((error: unknown) => this.#report(error as Error));
+    this.#closing = transport.close().catch((error: unknown) => this.report(error as Error));
   }
 
   /** An ordinary request's patience, and never less than the probe timeout: how long a negotiation step waits for an answer. */
@@ -272,16 +272,16 @@ export class Connection implements ListenPort, ChildOwner {
           // that cannot be read (too deep, params not an object) is refused under its id, so its asker does not wait.
           if (frame.error.responseId !== undefined) this.#pending.fail(frame.error.responseId, frame.error);
           if (frame.error.requestId !== undefined) this.#refusePeerRequest(frame.error.requestId, frame.error);
-          return this.#report(frame.error);
+          return this.report(frame.error);
       }
     } catch (error) {
-      this.#report(asError(error));
+      this.report(asError(error));
     }
   }
 
   #onResponse(response: JsonRpcResponse): void {
     if (this.#listenRoutes.answer(response)) return;
-    if (!this.#pending.resolve(response)) this.#report(new UnexpectedResponseError(response));
+    if (!this.#pending.resolve(response)) this.report(new UnexpectedResponseError(response));
   }
 
   #onStreamEnded(id: RequestId, error: StreamEndedError): void {
@@ -295,14 +295,14 @@ export class Connection implements ListenPort, ChildOwner {
    */
   #answerPeerRequest(request: JsonRpcRequest): void {
     const reply = this.#replyOnCurrentTransport();
-    if (request.method !== 'ping') return this.serverRequests.answer(request, this.era ?? 'legacy', reply, (error) => this.#report(error));
-    reply({ jsonrpc: '2.0', id: request.id, result: {} }).catch((error: unknown) => this.#report(asError(error)));
+    if (request.method !== 'ping') return this.serverRequests.answer(request, this.era ?? 'legacy', reply, (error) => this.report(error));
+    reply({ jsonrpc: '2.0', id: request.id, result: {} }).catch((error: unknown) => this.report(asError(error)));
   }
 
   /** A server request that could not be read: -32600 under its id (the FrameError itself is reported by the caller). */
   #refusePeerRequest(id: RequestId, error: FrameError): void {
     const refusal: JsonRpcMessage = { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${error.message}` } };
-    this.#replyOnCurrentTransport()(refusal).catch((failure: unknown) => this.#report(asError(failure)));
+    this.#replyOnCurrentTransport()(refusal).catch((failure: unknown) => this.report(asError(failure)));
   }
 
   /** Sends an answer on the transport the request came on, and not on a later one (where its id means nothing). */
@@ -316,7 +316,8 @@ export class Connection implements ListenPort, ChildOwner {
         : Promise.resolve();
   }
 
-  #report(error: Error): void {
+  /** Reports a problem that does not end the connection (`client.onError`). */
+  report(error: Error): void {
     this.#notices.notify({ type: 'error', error });
   }
 }

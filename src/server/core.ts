@@ -22,7 +22,7 @@ import { ListenStream, type StreamOwner } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
 import { newRequestStateKey, RequestStateSealer } from './request-state.ts';
-import { ToolInputCompiler } from './tool-arguments.ts';
+import { ToolSchemaCompiler } from './tool-schemas.ts';
 
 /** Which change notifications the server offers; all on by default. */
 export interface ServerFeatures {
@@ -84,7 +84,7 @@ export class ServerCore implements StreamOwner {
   readonly caching: Readonly<Record<CacheableResult, CacheHint>>;
   readonly registry = new Registry();
   readonly requestStates: RequestStateSealer;
-  readonly toolInputs = new ToolInputCompiler();
+  readonly toolInputs = new ToolSchemaCompiler();
   readonly index = new AudienceIndex();
   readonly bus: ChangeBus;
   /** The bus's read barrier, awaited before the reads a notification tells clients to repeat; none for a synchronous bus. */

@@ -3,7 +3,7 @@
  * properties, required, items, enum, bounds, annotations) with values of the
  * shape every supported dialect's meta-schema demands of them (2020-12,
  * 2019-09, draft-07 agree on these). Such a schema fits its meta-schema by
- * construction, so tool-arguments.ts skips ajv's meta-schema check for it:
+ * construction, so tool-schemas.ts skips ajv's meta-schema check for it:
  * compiling the 2020-12 meta-schema was most of a server's start-up CPU
  * (about 0.1 s of a 0.35 s start of a bundled stdio server), paid by every
  * process that defines a tool. Anything else (any `$` keyword, `pattern`,

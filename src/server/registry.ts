@@ -8,7 +8,7 @@
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { CacheHint } from './caching.ts';
 import { InvalidParamsError } from './errors.ts';
-import type { ArgumentCheck } from './tool-arguments.ts';
+import type { SchemaCheck } from './tool-schemas.ts';
 import type { RequestContext } from './request-context.ts';
 import type { InputRequiredResult } from './input-required.ts';
 import type { ResourceTemplateBinding, ResourceTemplateDefinition } from './resource-templates.ts';
@@ -190,7 +190,7 @@ function decodeCursor(cursor: unknown): string {
 /** A defined tool's handler with its compiled argument check. */
 export interface ToolBinding {
   handler: ToolHandler;
-  checkArguments: ArgumentCheck;
+  checkArguments: SchemaCheck;
 }
 
 export class Registry {

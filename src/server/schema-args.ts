@@ -2,7 +2,7 @@
  * The type of a tool's arguments, read from its `inputSchema` at compile
  * time. We chose JSON Schema written as a literal over accepting a Standard
  * Schema (zod, valibot): MCP lists tools with JSON Schema, the server already
- * validates arguments against exactly that schema (tool-arguments.ts), and a
+ * validates arguments against exactly that schema (tool-schemas.ts), and a
  * Standard Schema carries no JSON Schema to list, so a second schema library
  * would describe the same tool twice and could disagree with the one the
  * client sees. The subset below covers what tool schemas use; anything

@@ -1,7 +1,7 @@
 /**
  * isPlainSchema lets a tool schema skip ajv's meta-schema check, so it must
  * never call a schema plain that a meta-schema refuses or that ajv cannot
- * compile. Held against ajv itself, engines set up as tool-arguments.ts sets
+ * compile. Held against ajv itself, engines set up as tool-schemas.ts sets
  * them up, for every dialect: random schemas of the plain keywords, with
  * near-miss values mixed in (a wrong type name, duplicate `required` names,
  * negative or fractional lengths, a zero `multipleOf`, keywords outside the

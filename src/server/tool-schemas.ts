@@ -1,6 +1,7 @@
 /**
- * Tool arguments checked against the tool's whole `inputSchema` as JSON
- * Schema (2020-12 unless the schema's `$schema` names draft-07 or 2019-09),
+ * Tool arguments checked against the tool's whole `inputSchema` (by the
+ * server), and structured results against its `outputSchema` (by the
+ * client, tool-output-checks.ts), as JSON Schema (2020-12 unless the schema's `$schema` names draft-07 or 2019-09),
  * compiled once when the tool is defined. ajv compiles, because compiling
  * is where it refuses a malformed schema or an unresolvable `$ref`, so a
  * broken tool never gets registered; unknown keywords (`x-…`, annotations)
@@ -24,8 +25,8 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidToolSchemaError } from './definition-errors.ts';
 import { isPlainSchema } from './plain-schema.ts';
 
-/** Why a tool's arguments do not fit its `inputSchema`, for the tool error the model reads. */
-export type ArgumentCheck = (args: JsonObject) => string | undefined;
+/** Why a value does not fit the schema (a tool's arguments its `inputSchema`, for the tool error the model reads). */
+export type SchemaCheck = (value: unknown) => string | undefined;
 
 type Draft = '2020-12' | '2019-09' | 'draft-07';
 
@@ -50,13 +51,13 @@ function describe(error: ErrorObject): string {
   return `${where} ${error.message ?? `fails ${error.keyword}`}`;
 }
 
-/** Compiles tool input schemas; one per server, so compiled schemas go when their tool does. */
-export class ToolInputCompiler {
+/** Compiles tool schemas; one per server (or client), so compiled schemas go when their tool does. */
+export class ToolSchemaCompiler {
   private readonly engines = new Map<Draft, Ajv>();
   private readonly compiled = new Map<string, JsonObject>();
 
-  /** Compiles `schema` for `tool`; throws InvalidToolSchemaError when it does not compile. */
-  compile(tool: string, schema: JsonObject): ArgumentCheck {
+  /** Compiles `schema` for `tool`'s `part`; throws InvalidToolSchemaError when it does not compile. */
+  compile(tool: string, schema: JsonObject, part: 'arguments' | 'structured content' = 'arguments'): SchemaCheck {
     const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
     const draft = declared === undefined ? '2020-12' : DRAFTS[declared];
     if (draft === undefined) throw new InvalidToolSchemaError(tool, `$schema ${JSON.stringify(schema.$schema)} is not a supported dialect (2020-12, 2019-09, draft-07)`);
@@ -71,10 +72,10 @@ export class ToolInputCompiler {
       throw new InvalidToolSchemaError(tool, messageOf(cause), { cause });
     }
     this.compiled.set(tool, schema);
-    return (args) => {
-      if (validate(args)) return undefined;
+    return (value) => {
+      if (validate(value)) return undefined;
       const problems = (validate.errors ?? []).slice(0, MAX_PROBLEMS).map(describe);
-      return `Invalid arguments for tool ${tool}: ${problems.join('; ')}`;
+      return `Invalid ${part} for tool ${tool}: ${problems.join('; ')}`;
     };
   }
 
