@@ -84,7 +84,7 @@ export class ServerCore implements StreamOwner {
   readonly caching: Readonly<Record<CacheableResult, CacheHint>>;
   readonly registry = new Registry();
   readonly requestStates: RequestStateSealer;
-  readonly toolInputs = new ToolSchemaCompiler();
+  readonly toolSchemas = new ToolSchemaCompiler();
   readonly index = new AudienceIndex();
   readonly bus: ChangeBus;
   /** The bus's read barrier, awaited before the reads a notification tells clients to repeat; none for a synchronous bus. */

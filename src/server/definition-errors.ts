@@ -16,12 +16,20 @@ export class InvalidCachingError extends McpActorsError {
   }
 }
 
-/** A tool whose `inputSchema` does not compile as JSON Schema; the tool is not registered. */
+/**
+ * A tool whose `inputSchema` or `outputSchema` does not compile as JSON Schema; the tool is not registered (a
+ * client that lists such an output schema reports it and leaves that tool's results unchecked).
+ */
 export class InvalidToolSchemaError extends McpActorsError {
   override readonly name = 'InvalidToolSchemaError';
   readonly code = 'invalid_tool_schema';
-  constructor(/** The tool being defined. */ readonly tool: string, problem: string, options?: { cause?: unknown }) {
-    super(`tool ${tool}: inputSchema does not compile: ${problem}`, options);
+  constructor(
+    /** The tool being defined. */ readonly tool: string,
+    problem: string,
+    options?: { cause?: unknown },
+    /** Which of its schemas. */ readonly schema: 'inputSchema' | 'outputSchema' = 'inputSchema',
+  ) {
+    super(`tool ${tool}: ${schema} does not compile: ${problem}`, options);
   }
 }
 

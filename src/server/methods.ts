@@ -6,6 +6,7 @@ import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { canComplete, complete } from './completions.ts';
 import { InvalidParamsError, MethodNotFoundError, MissingClientCapabilityError } from './errors.ts';
 import type { Registry } from './registry.ts';
+import type { SchemaCheck } from './tool-schemas.ts';
 import { callHandler, type RequestContext } from './request-context.ts';
 import { toolFailure } from './tool-failure.ts';
 import { isJsonObject } from './json-values.ts';
@@ -40,7 +41,20 @@ export async function callTool(registry: Registry, params: JsonObject | undefine
   // Arguments that do not fit the schema are the tool's failure, not the protocol's: the model reads it and can retry.
   const invalid = entry.handler.checkArguments(args);
   if (invalid !== undefined) return { content: [{ type: 'text', text: invalid }], isError: true };
-  return { ...(await callHandler(context, (call) => entry.handler.handler(args, call))) };
+  const result: JsonObject = { ...(await callHandler(context, (call) => entry.handler.handler(args, call))) };
+  return structuredChecked(name, entry.handler.checkStructured, result);
+}
+
+/**
+ * A successful, complete result of a tool with an `outputSchema` must carry conforming `structuredContent` (MCP
+ * says the server MUST): one that does not goes out as the tool's failure, saying why, so no client reads a shape
+ * the tool did not promise and the tool's author sees the fault.
+ */
+function structuredChecked(name: string, check: SchemaCheck | undefined, result: JsonObject): JsonObject {
+  if (check === undefined || result.isError === true || (result.resultType !== undefined && result.resultType !== 'complete')) return result;
+  const problem =
+    result.structuredContent === undefined ? `Invalid structured content for tool ${name}: it has an outputSchema and returned none` : check(result.structuredContent);
+  return problem === undefined ? result : { content: [{ type: 'text', text: problem }], isError: true };
 }
 
 export function listPrompts(registry: Registry, params: JsonObject | undefined, pageSize: number): JsonObject {

@@ -187,10 +187,11 @@ function decodeCursor(cursor: unknown): string {
   throw new InvalidParamsError('invalid cursor');
 }
 
-/** A defined tool's handler with its compiled argument check. */
+/** A defined tool's handler with its compiled argument check, and the check of its structured results when it has an `outputSchema`. */
 export interface ToolBinding {
   handler: ToolHandler;
   checkArguments: SchemaCheck;
+  checkStructured: SchemaCheck | undefined;
 }
 
 export class Registry {

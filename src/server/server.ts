@@ -19,6 +19,7 @@ import type {
   ToolHandler,
 } from './registry.ts';
 import type { ToolArguments } from './schema-args.ts';
+import type { SchemaCheck } from './tool-schemas.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { checkPromptCompletions } from './completions.ts';
 import { bindResourceTemplate, type ResourceTemplateDefinition, type ResourceTemplateReader } from './resource-templates.ts';
@@ -29,14 +30,16 @@ export interface McpServer {
   /** The server's name, as `serverInfo` gives it. */
   readonly name: string;
   /**
-   * Compiles `definition.inputSchema` once (JSON Schema 2020-12 by default); calls whose arguments do not fit get
-   * a tool error (`isError: true`) naming the path and the problem. Throws InvalidToolSchemaError, registering
-   * nothing, when the schema does not compile.
+   * Compiles `definition.inputSchema` (and `outputSchema`) once (JSON Schema 2020-12 by default); calls whose
+   * arguments do not fit get a tool error (`isError: true`) naming the path and the problem, and so do successful
+   * results whose `structuredContent` is missing or does not fit the `outputSchema`. Throws InvalidToolSchemaError,
+   * registering nothing, when a schema does not compile.
    */
   /**
    * Defines or replaces a tool. Its arguments are checked against `inputSchema` before `handler` runs, and
-   * `handler`'s `args` are typed from that schema when it is written inline (see `ToolArguments`). Throws
-   * InvalidToolSchemaError, registering nothing, when the schema does not compile.
+   * `handler`'s `args` are typed from that schema when it is written inline (see `ToolArguments`); its successful
+   * results against `outputSchema`, when it has one. Throws InvalidToolSchemaError, registering nothing, when a
+   * schema does not compile.
    */
   defineTool<const Schema extends JsonObject>(name: string, definition: ToolDefinition<Schema>, handler: ToolHandler<ToolArguments<Schema>>): void;
   /** Removes a tool; false if there was none of that name. Announce it with notifyToolsListChanged. */
@@ -103,13 +106,21 @@ export function createServer(options: ServerOptions): McpServer {
   return {
     name: options.name,
     defineTool(name, definition, handler) {
-      const checkArguments = core.toolInputs.compile(name, definition.inputSchema);
+      const checkArguments = core.toolSchemas.compile(name, definition.inputSchema);
+      let checkStructured: SchemaCheck | undefined;
+      try {
+        if (definition.outputSchema !== undefined) checkStructured = core.toolSchemas.compile(name, definition.outputSchema, 'structured content');
+      } catch (error) {
+        // A failed definition leaves nothing compiled behind.
+        core.toolSchemas.release(name);
+        throw error;
+      }
       // The registry calls the handler only with arguments checkArguments has passed against this very schema,
       // which is what ToolArguments<Schema> describes; the registry itself holds tools of every schema.
-      core.registry.tools.set(name, definition, { handler: handler as ToolHandler, checkArguments });
+      core.registry.tools.set(name, definition, { handler: handler as ToolHandler, checkArguments, checkStructured });
     },
     removeTool(name) {
-      core.toolInputs.release(name);
+      core.toolSchemas.release(name);
       return core.registry.tools.delete(name);
     },
     definePrompt(name, definition, handler) {

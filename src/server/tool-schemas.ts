@@ -42,8 +42,9 @@ const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv 
 /** At most this many problems are named in one tool error. */
 const MAX_PROBLEMS = 5;
 
-function describe(error: ErrorObject): string {
-  const where = error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`;
+/** One problem, placed from `root`: `arguments/city must be string`. */
+function describe(error: ErrorObject, root: string): string {
+  const where = `${root}${error.instancePath}`;
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') return `${where} has unexpected property ${JSON.stringify(params.additionalProperty)}`;
   if (error.keyword === 'required') return `${where} is missing required property ${JSON.stringify(params.missingProperty)}`;
@@ -54,36 +55,47 @@ function describe(error: ErrorObject): string {
 /** Compiles tool schemas; one per server (or client), so compiled schemas go when their tool does. */
 export class ToolSchemaCompiler {
   private readonly engines = new Map<Draft, Ajv>();
+  /** `<part> <tool>` → the schema compiled for it, to release. */
   private readonly compiled = new Map<string, JsonObject>();
 
   /** Compiles `schema` for `tool`'s `part`; throws InvalidToolSchemaError when it does not compile. */
   compile(tool: string, schema: JsonObject, part: 'arguments' | 'structured content' = 'arguments'): SchemaCheck {
     const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
     const draft = declared === undefined ? '2020-12' : DRAFTS[declared];
-    if (draft === undefined) throw new InvalidToolSchemaError(tool, `$schema ${JSON.stringify(schema.$schema)} is not a supported dialect (2020-12, 2019-09, draft-07)`);
+    const which = part === 'arguments' ? 'inputSchema' : 'outputSchema';
+    if (draft === undefined) {
+      throw new InvalidToolSchemaError(tool, `$schema ${JSON.stringify(schema.$schema)} is not a supported dialect (2020-12, 2019-09, draft-07)`, {}, which);
+    }
     // The old schema goes first, so a tool redefined with the same `$id` does not collide with itself.
-    this.release(tool);
+    const key = `${part} ${tool}`;
+    this.releaseKey(key);
     let validate: ValidateFunction;
     try {
       // A plain schema fits every dialect's meta-schema (plain-schema.ts): the check would compile it for nothing.
       if (!isPlainSchema(schema)) metaSchemaCheck(draft, schema);
       validate = this.engine(draft).compile(schema);
     } catch (cause) {
-      throw new InvalidToolSchemaError(tool, messageOf(cause), { cause });
+      throw new InvalidToolSchemaError(tool, messageOf(cause), { cause }, which);
     }
-    this.compiled.set(tool, schema);
+    this.compiled.set(key, schema);
     return (value) => {
       if (validate(value)) return undefined;
-      const problems = (validate.errors ?? []).slice(0, MAX_PROBLEMS).map(describe);
+      const root = part === 'arguments' ? 'arguments' : 'structuredContent';
+      const problems = (validate.errors ?? []).slice(0, MAX_PROBLEMS).map((error) => describe(error, root));
       return `Invalid ${part} for tool ${tool}: ${problems.join('; ')}`;
     };
   }
 
-  /** Forgets the compiled schema of a tool that was removed or replaced. */
+  /** Forgets the compiled schemas of a tool that was removed or replaced. */
   release(tool: string): void {
-    const schema = this.compiled.get(tool);
+    this.releaseKey(`arguments ${tool}`);
+    this.releaseKey(`structured content ${tool}`);
+  }
+
+  private releaseKey(key: string): void {
+    const schema = this.compiled.get(key);
     if (schema === undefined) return;
-    this.compiled.delete(tool);
+    this.compiled.delete(key);
     for (const engine of this.engines.values()) engine.removeSchema(schema);
   }
 

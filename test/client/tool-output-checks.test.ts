@@ -3,57 +3,73 @@
  * a server MUST conform, a client SHOULD check): once `listTools()` has
  * given the schemas, a successful result whose `structuredContent` is
  * missing or does not fit rejects with InvalidResultError; a tool error is
- * not checked; a schema that does not compile is reported and its tool goes
- * unchecked. Our client against our server (which sends what its handlers
- * return, unchecked) over the in-memory pair, in both eras.
+ * not checked; a schema that does not compile is reported and its tool's
+ * content goes unchecked.
+ *
+ * The servers that send such results: the official sdk 1.x low-level
+ * `Server` (its McpServer, like ours, refuses to), whose handlers answer
+ * what the test says, over the SDK's in-memory pair. A conforming result
+ * passes against our server over our in-memory pair, in both eras.
  */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type McpClient } from '../../src/client/client.ts';
+import { createClient } from '../../src/client/client.ts';
 import { InvalidResultError } from '../../src/protocol/errors.ts';
-import { createServer, type McpServer } from '../../src/server/index.ts';
+import { createServer } from '../../src/server/index.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
+import { fromSdkTransport } from '../../src/transport/sdk-adapter.ts';
 
-const servers: McpServer[] = [];
-const clients: McpClient[] = [];
+const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
 const COUNT_SCHEMA = { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] };
+// A reference to nothing: ajv cannot compile it.
+const BROKEN_SCHEMA = { type: 'object', properties: { count: { $ref: '#/$defs/nowhere' } } };
 const STRUCTURED: Record<string, { structuredContent?: Record<string, unknown>; isError?: boolean }> = {
   good: { structuredContent: { count: 3 } },
   bad: { structuredContent: { count: 'many' } },
   none: {},
   failed: { isError: true },
 };
+const INPUT = { type: 'object' as const, properties: { mode: { type: 'string' } }, required: ['mode'] };
 
-async function setUp(era: 'legacy' | 'modern') {
-  const server = createServer({ name: 'structured-server', version: '1.0.0' });
-  const handler = (args: Record<string, unknown>) => ({ content: [{ type: 'text', text: String(args.mode) }], ...STRUCTURED[String(args.mode)] });
-  const inputSchema = { type: 'object', properties: { mode: { type: 'string' } }, required: ['mode'] };
-  server.defineTool('count', { description: 'Counts', inputSchema, outputSchema: COUNT_SCHEMA }, handler);
-  // A reference to nothing: ajv cannot compile it.
-  const broken = { type: 'object', properties: { count: { $ref: '#/$defs/nowhere' } } };
-  server.defineTool('broken', { description: 'Has a schema no one can check against', inputSchema, outputSchema: broken }, handler);
-  server.defineTool('plain', { description: 'Has no output schema', inputSchema }, handler);
-  servers.push(server);
-  const client = createClient({ transport: inMemoryTransport((end) => server.serveStdio(end)), era, reconnect: false });
-  clients.push(client);
+/** Our client, connected to an official low-level server that lists `count`, `broken` and `plain` and answers each call as its `mode` says. */
+async function connectToLooseServer() {
+  const server = new Server({ name: 'loose-server', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      { name: 'count', inputSchema: INPUT, outputSchema: COUNT_SCHEMA },
+      { name: 'broken', inputSchema: INPUT, outputSchema: BROKEN_SCHEMA },
+      { name: 'plain', inputSchema: INPUT },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const mode = String(request.params.arguments?.mode);
+    return { content: [{ type: 'text', text: mode }], ...STRUCTURED[mode] };
+  });
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverEnd);
+  cleanups.push(() => server.close());
+  const client = createClient({ transport: fromSdkTransport(clientEnd), era: 'legacy', reconnect: false });
+  cleanups.push(() => client.close());
   await client.connect();
   const errors: Error[] = [];
   client.onError((error) => errors.push(error));
   return { client, errors };
 }
 
-describe.each(['legacy', 'modern'] as const)('structured results and output schemas (%s)', (era) => {
+describe('structured results and output schemas, against a server that sends what it likes', () => {
   it('checks nothing before listTools() gave the schemas', async () => {
-    const { client } = await setUp(era);
+    const { client } = await connectToLooseServer();
     expect(await client.callTool('count', { mode: 'bad' })).toMatchObject({ structuredContent: { count: 'many' } });
   });
 
   it('after listTools(): a conforming result passes, a missing or non-conforming one rejects, a tool error is not checked', async () => {
-    const { client } = await setUp(era);
+    const { client } = await connectToLooseServer();
     await client.listTools();
     expect(await client.callTool('count', { mode: 'good' })).toMatchObject({ structuredContent: { count: 3 } });
 
@@ -72,13 +88,29 @@ describe.each(['legacy', 'modern'] as const)('structured results and output sche
   });
 
   it('reports an output schema that does not compile, once, and leaves what its tool returns unchecked', async () => {
-    const { client, errors } = await setUp(era);
+    const { client, errors } = await connectToLooseServer();
     await client.listTools();
     expect(await client.callTool('broken', { mode: 'bad' })).toMatchObject({ structuredContent: { count: 'many' } });
     expect(await client.callTool('broken', { mode: 'good' })).toMatchObject({ structuredContent: { count: 3 } });
     // Its structured content is still owed: the schema says there is some.
     await expect(client.callTool('broken', { mode: 'none' })).rejects.toBeInstanceOf(InvalidResultError);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ name: 'InvalidToolSchemaError' });
+    expect(errors[0]).toMatchObject({ name: 'InvalidToolSchemaError', tool: 'broken', schema: 'outputSchema' });
+  });
+});
+
+describe.each(['legacy', 'modern'] as const)('a conforming structured result from our server (%s)', (era) => {
+  it('passes the check', async () => {
+    const server = createServer({ name: 'structured-server', version: '1.0.0' });
+    server.defineTool('count', { description: 'Counts', inputSchema: { type: 'object' }, outputSchema: COUNT_SCHEMA }, () => ({
+      content: [{ type: 'text', text: '3' }],
+      structuredContent: { count: 3 },
+    }));
+    cleanups.push(() => server.close());
+    const client = createClient({ transport: inMemoryTransport((end) => server.serveStdio(end)), era, reconnect: false });
+    cleanups.push(() => client.close());
+    await client.connect();
+    await client.listTools();
+    expect(await client.callTool('count')).toMatchObject({ structuredContent: { count: 3 } });
   });
 });
