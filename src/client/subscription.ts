@@ -37,7 +37,6 @@ export { DEFAULT_MAILBOX_CAP, DeliveryDroppedError, SubscriberCallbackError } fr
 /** Default wait for `notifications/subscriptions/acknowledged` (a listen's or a re-listen's, never once open). */
 export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
 
-
 /** The stream closed before its first acknowledgment, for a reason other than a refusal or the ack timeout. */
 export class ListenNotAcknowledgedError extends McpActorsError {
   override readonly name = 'ListenNotAcknowledgedError';

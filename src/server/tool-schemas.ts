@@ -39,6 +39,12 @@ const DRAFTS: Readonly<Record<string, Draft>> = {
 // ajv-formats is CommonJS; its exports carry the plugin as `default` too, which is the one shape ESM and the types agree on.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
 
+/** What a tool's schema checks: where its problems are placed from, and its name in the tool definition. */
+const PARTS = {
+  arguments: { root: 'arguments', schema: 'inputSchema' },
+  'structured content': { root: 'structuredContent', schema: 'outputSchema' },
+} as const;
+
 /** At most this many problems are named in one tool error. */
 const MAX_PROBLEMS = 5;
 
@@ -59,10 +65,10 @@ export class ToolSchemaCompiler {
   private readonly compiled = new Map<string, JsonObject>();
 
   /** Compiles `schema` for `tool`'s `part`; throws InvalidToolSchemaError when it does not compile. */
-  compile(tool: string, schema: JsonObject, part: 'arguments' | 'structured content' = 'arguments'): SchemaCheck {
+  compile(tool: string, schema: JsonObject, part: keyof typeof PARTS = 'arguments'): SchemaCheck {
     const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
     const draft = declared === undefined ? '2020-12' : DRAFTS[declared];
-    const which = part === 'arguments' ? 'inputSchema' : 'outputSchema';
+    const { root, schema: which } = PARTS[part];
     if (draft === undefined) {
       throw new InvalidToolSchemaError(tool, `$schema ${JSON.stringify(schema.$schema)} is not a supported dialect (2020-12, 2019-09, draft-07)`, {}, which);
     }
@@ -80,7 +86,6 @@ export class ToolSchemaCompiler {
     this.compiled.set(key, schema);
     return (value) => {
       if (validate(value)) return undefined;
-      const root = part === 'arguments' ? 'arguments' : 'structuredContent';
       const problems = (validate.errors ?? []).slice(0, MAX_PROBLEMS).map((error) => describe(error, root));
       return `Invalid ${part} for tool ${tool}: ${problems.join('; ')}`;
     };
@@ -88,8 +93,7 @@ export class ToolSchemaCompiler {
 
   /** Forgets the compiled schemas of a tool that was removed or replaced. */
   release(tool: string): void {
-    this.releaseKey(`arguments ${tool}`);
-    this.releaseKey(`structured content ${tool}`);
+    for (const part of Object.keys(PARTS)) this.releaseKey(`${part} ${tool}`);
   }
 
   private releaseKey(key: string): void {

@@ -80,10 +80,11 @@ export interface HttpTransportOptions {
   /** Bounds on resuming a broken legacy SSE stream with `Last-Event-ID` (resumable-stream.ts). */
   resume?: ResumeOptions;
   /**
-   * A legacy GET stream whose server has sent a keep-alive comment and then nothing at all for this long ends the
-   * transport with `GetStreamStalledError`, so the connection reconnects; default `DEFAULT_STALL_AFTER_MS` (60 s),
-   * 0 never judges. A server that sends no keep-alives is never judged. (A modern listen stream has its own
-   * `stallAfterMs`, a `listen` option.)
+   * A legacy GET stream whose server has sent a keep-alive comment and then nothing at all for this long counts as
+   * broken: it is reopened with `Last-Event-ID` within the `resume` bounds (a reopen unanswered for as long is a
+   * failed attempt), and when it cannot be, the transport ends with `GetStreamStalledError` and the connection
+   * reconnects. Default `DEFAULT_STALL_AFTER_MS` (60 s); 0 never judges, nor is a server that sends no keep-alives.
+   * (A modern listen stream has its own `stallAfterMs`, a `listen` option.)
    */
   stallAfterMs?: number;
   /** OAuth authorization for a protected server (see the README's "Authorization"); tokens carry over reconnects. */
