@@ -42,7 +42,7 @@ import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type Ev
 import type { ConnectionClosedReason } from './closed-reason.ts';
 import type { Era } from './era.ts';
 import { isWithin, type NotificationFilter } from './notification-filter.ts';
-import { backoffDelay, type Backoff } from './backoff.ts';
+import { retryDelay, type Backoff } from './backoff.ts';
 
 /** Recovery after an unexpected close uses the project's one backoff policy. */
 export type CacheRecovery = Backoff;
@@ -194,7 +194,7 @@ export const cacheMachine = setup({
     recordCause: assign({ lastCause: (_, params: { cause: unknown }) => params.cause }),
     countAttempt: assign(({ context }) => {
       const attempt = context.attempt + 1;
-      return { attempt, nextDelayMs: backoffDelay(attempt, context.recovery, context.random()) };
+      return { attempt, nextDelayMs: retryDelay(attempt, context.recovery, context.random(), context.lastCause) };
     }),
     resetAttempts: assign({ attempt: 0 }),
     countReconnect: assign((_, params: { attempt: number; quickReadies: number; delayMs: number; cause: unknown }) => ({

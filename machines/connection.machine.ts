@@ -21,7 +21,7 @@
  */
 import { assign, cancel, emit, enqueueActions, fromCallback, raise, setup, spawnChild, stopChild, type AnyActorRef } from 'xstate';
 import type { ConnectionClosedReason } from './closed-reason.ts';
-import { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './backoff.ts';
+import { backoffDelay, DEFAULT_BACKOFF, retryDelay, type Backoff } from './backoff.ts';
 import { audience } from './connection-children.ts';
 import type { ConnectionContext, ConnectionEmitted, ConnectionEvent, ConnectionInput, ConnectionLifecycleEvent, StreamVerdict } from './connection-lifecycle.ts';
 import { negotiationMachine, type Negotiated, type NegotiationOutput, type NegotiationSettings } from './negotiation.machine.ts';
@@ -136,7 +136,7 @@ export const connectionMachine = setup({
     // Only reached with reconnection on: `offline` closes first when it is off.
     planAttempt: assign(({ context }) => {
       const attempt = context.attempt + 1;
-      return { attempt, nextDelayMs: backoffDelay(attempt + context.quickReadies, context.backoff as Backoff, context.random()) };
+      return { attempt, nextDelayMs: retryDelay(attempt + context.quickReadies, context.backoff as Backoff, context.random(), context.lastCause) };
     }),
     countQuickReady: assign({ quickReadies: ({ context }) => context.quickReadies + 1 }),
     forgetQuickReadies: assign({ quickReadies: 0 }),

@@ -5,6 +5,7 @@
  */
 import { isMcpActorsError, McpActorsError, messageOf } from '../../machines/errors.ts';
 import type { JsonRpcErrorObject, JsonRpcResponse, RequestId } from './jsonrpc.ts';
+import { retryAfterOf } from './retry-after.ts';
 import { describeValue } from './shape-check.ts';
 
 export { isMcpActorsError, McpActorsError };
@@ -81,8 +82,18 @@ export class HttpStatusError extends McpActorsError {
     readonly statusText: string,
     /** The JSON-RPC error in the body, when the body held one. */
     readonly rpcError?: JsonRpcErrorObject,
+    /**
+     * How long a 429 or 503 asked its client to stay away (its `Retry-After`, in ms). Reconnects, cache recovery and
+     * re-listens that follow this error wait at least that long, up to their backoff's `maxRetryAfterMs`.
+     */
+    readonly retryAfterMs?: number,
   ) {
-    super(`HTTP ${status} ${statusText}${rpcError ? `: ${rpcError.message} (${rpcError.code})` : ''}`);
+    super(`HTTP ${status} ${statusText}${rpcError ? `: ${rpcError.message} (${rpcError.code})` : ''}${retryAfterMs === undefined ? '' : ` (retry after ${retryAfterMs} ms)`}`);
+  }
+
+  /** The error `response` stands for, its `Retry-After` read now. */
+  static of(response: Response, rpcError?: JsonRpcErrorObject): HttpStatusError {
+    return new HttpStatusError(response.status, response.statusText, rpcError, retryAfterOf(response));
   }
 }
 

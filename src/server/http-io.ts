@@ -7,12 +7,22 @@ import type { HttpResponse } from './http-exchange.ts';
 import { Outbox } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
 
+/**
+ * What a 429 (a limit reached) or 503 (the server closing, or full of sessions) asks its client to wait, in seconds:
+ * long enough that a crowd of clients does not retry at once on the quick first steps of their backoffs, short
+ * enough that a client behind a load balancer soon reaches a node that takes it. Clients that honor `Retry-After`
+ * (ours does) space their retries by it.
+ */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** Answers with a JSON body; a 429 or 503 says when to come back (`Retry-After`). */
 export function sendJson(res: HttpResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  const retryAfter: Record<string, string> = status === 429 || status === 503 ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {};
+  res.writeHead(status, { 'content-type': 'application/json', ...retryAfter, ...headers });
   res.end(body);
 }
 

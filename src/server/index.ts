@@ -27,6 +27,7 @@ export type { StdioOptions, StdioConnectionHandle } from './stdio.ts';
 export { createInProcessBus, type ChangeBus, type ChangeEvent, type ConcreteChange, type ChangeDelivery, type ChangeHandler } from './bus.ts';
 export type { RemoteChangeHook } from './change-applier.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
+export { RETRY_AFTER_SECONDS } from './http-io.ts';
 export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, type CacheableResult } from './caching.ts';
 export { InvalidCachingError, InvalidPromptError, InvalidToolSchemaError, InvalidUriTemplateError } from './definition-errors.ts';
 export type { ResourceTemplateDefinition, ResourceTemplateReader } from './resource-templates.ts';

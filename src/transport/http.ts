@@ -215,7 +215,7 @@ class HttpClientTransport implements ClientTransport, LegacyStreamHost {
     if (this.protocol.era === 'legacy') this.session.noteResponseHeaders(response.headers);
     if (!response.ok) {
       this.fetches.end(controller);
-      const error = new HttpStatusError(response.status, response.statusText, await readRpcError(response));
+      const error = HttpStatusError.of(response, await readRpcError(response));
       // A 404 for a request that named our session: the server forgot the session.
       if (response.status === 404 && sentSessionId !== undefined) this.fail(error);
       throw error;

@@ -85,7 +85,7 @@ export async function openGetStream(host: LegacyStreamHost, endpoint: URL): Prom
       await response.body?.cancel().catch(() => undefined);
       return;
     }
-    const error = new HttpStatusError(response.status, response.statusText, await readRpcError(response));
+    const error = HttpStatusError.of(response, await readRpcError(response));
     if (response.status === 404) host.fail(error);
     else if (host.open) host.error(error);
     return;

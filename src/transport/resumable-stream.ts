@@ -7,7 +7,9 @@
  * replay repeats. Bounded: a run of failed reopen attempts longer than
  * `maxAttempts`, or one lasting past `maxWaitMs`, gives up; so does a stream
  * without an event id (nothing to resume from) and a reopen the server
- * refuses with a 4xx (the session is gone, or it offers no resumption).
+ * refuses with a 4xx other than 429 (the session is gone, or it offers no
+ * resumption). A reopen refused with a 429 or 503 is a failed attempt, and
+ * the next waits at least the `Retry-After` it carried.
  * The server's `retry` is kept to the millisecond (SEP-1699 says the client
  * MUST wait it, and the conformance suite holds it to that), except after a
  * reopened stream that ended without a message: then at least
@@ -87,8 +89,10 @@ export async function followStream(
     const lostAt = Date.now();
     const floorMs = body !== first && cursor.messages === messagesBefore ? EMPTY_REOPEN_FLOOR_MS : 0;
     let reopened: ReadableStream<Uint8Array> | undefined;
+    // A refused reopen's Retry-After: the next one waits at least that (or gives up, if that is past the bounds).
+    let askedMs = 0;
     for (let attempt = 1; reopened === undefined; attempt++) {
-      const waitMs = Math.max(cursor.retryMs ?? defaultRetryMs, floorMs);
+      const waitMs = Math.max(cursor.retryMs ?? defaultRetryMs, floorMs, askedMs);
       if (attempt > maxAttempts || Date.now() - lostAt + waitMs > maxWaitMs) return { type: 'lost', cause };
       if (!(await pause(waitMs, signal))) return { type: 'stopped' };
       let response: Response;
@@ -104,9 +108,12 @@ export async function followStream(
         break;
       }
       await response.body?.cancel().catch(() => undefined);
-      cause = new HttpStatusError(response.status, response.statusText, undefined);
-      // A 4xx is the server's answer, not a network hiccup: the session is gone or it resumes nothing.
-      if (response.status >= 400 && response.status < 500) return { type: 'lost', cause };
+      const refusal = HttpStatusError.of(response);
+      cause = refusal;
+      askedMs = refusal.retryAfterMs ?? 0;
+      // A 4xx is the server's answer, not a network hiccup: the session is gone or it resumes nothing. Except a
+      // 429, which only asks for time, as a 503 does.
+      if (response.status >= 400 && response.status < 500 && response.status !== 429) return { type: 'lost', cause };
     }
     body = reopened;
   }

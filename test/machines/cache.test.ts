@@ -10,6 +10,7 @@ import {
   type NegotiationInput,
 } from '../../machines/cache.machine.ts';
 import { backoffDelay } from '../../machines/backoff.ts';
+import { HttpStatusError } from '../../src/protocol/errors.ts';
 import { computeFilter, type Interest } from '../../src/cache/interest.ts';
 import type { ServerCapabilities } from '../../src/protocol/versions.ts';
 
@@ -194,6 +195,22 @@ describe('cache machine', () => {
     cache.clock.increment(600_000);
     expect(cache.state()).toBe('degraded');
     expect(cache.negotiations).toHaveLength(4);
+  });
+
+  it("waits out a failed recovery's Retry-After instead of the shorter backoff", async () => {
+    const busy = new HttpStatusError(503, 'Service Unavailable', undefined, 20_000);
+    const cache = startCache([modern(everything), busy, modern(everything)]);
+    cache.actor.send({ type: 'cache.start' });
+    await cache.until((s) => s.matches('listening'));
+    cache.lastStream().send({ type: 'stream.closed_unexpectedly', cause: 'eof' });
+    cache.clock.increment(1_000);
+    // Attempt 1's negotiation meets a server in a deploy, which asks for 20 s: attempt 2 waits that, not 2 s.
+    await cache.until((s) => s.matches('recovering') && s.context.attempt === 2);
+    cache.clock.increment(19_999);
+    expect(cache.negotiations).toHaveLength(2);
+    cache.clock.increment(1);
+    expect(cache.negotiations).toEqual([{ attempt: 0 }, { attempt: 1 }, { attempt: 2 }]);
+    await cache.until((s) => s.matches('listening'));
   });
 
   it('renegotiates and recomputes the intersection before reopening, and invalidates what the interrupted stream covered once the new one is open', async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { retryDelay, serverAskedMs } from '../../machines/backoff.ts';
 import { backoffDelay } from '../../machines/connection.machine.ts';
+import { HttpStatusError, NegotiationError } from '../../src/protocol/errors.ts';
 import { harness } from './connection-harness.ts';
 
 describe('connection machine', () => {
@@ -37,6 +39,42 @@ describe('connection machine', () => {
     expect(h.state()).toEqual({ online: { ready: 'modern' } });
     expect(h.emitted.at(-1)).toMatchObject({ type: 'connection.ready', generation: 1 });
     expect(h.emitted.some((event) => event.type === 'connection.lost' || event.type === 'connection.failed')).toBe(false);
+  });
+
+  it("waits as long as a failure's Retry-After asked, up to maxRetryAfterMs, and goes back to the backoff after", async () => {
+    const h = harness({ eras: ['modern'], firstConnect: 'retry', backoff: { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 5_000 } });
+    h.actor.send({ type: 'connect' });
+    const busy = new HttpStatusError(503, 'Service Unavailable', undefined, 3_000);
+    h.transports[0]!.fail(busy);
+    expect(h.emitted.at(-1)).toEqual({ type: 'connection.reconnecting', attempt: 1, quickReadies: 0, delayMs: 3_000, cause: busy });
+    h.clock.increment(2_999);
+    expect(h.transports).toHaveLength(1);
+    h.clock.increment(1);
+    expect(h.transports).toHaveLength(2);
+    // Past the bound: a minute asked, five seconds waited.
+    const limited = new HttpStatusError(429, 'Too Many Requests', undefined, 60_000);
+    h.transports[1]!.fail(limited);
+    expect(h.emitted.at(-1)).toMatchObject({ attempt: 2, delayMs: 5_000 });
+    h.clock.increment(5_000);
+    // A failure that asks for nothing: the backoff's own delay (attempt 3: 400 ms, half jitter).
+    h.transports[2]!.fail(new Error('ECONNREFUSED'));
+    expect(h.emitted.at(-1)).toMatchObject({ attempt: 3, delayMs: 300 });
+  });
+
+  it('finds a Retry-After wrapped by a negotiation failure, and takes no ask shorter than the backoff', () => {
+    const backoff = { maxAttempts: 5, baseDelayMs: 1_000, maxDelayMs: 10_000 };
+    const wrapped = new NegotiationError('initialize failed', { cause: new HttpStatusError(503, 'Service Unavailable', undefined, 30_000) });
+    expect(serverAskedMs(wrapped)).toBe(30_000);
+    expect(retryDelay(1, backoff, 1, wrapped)).toBe(30_000);
+    // Unbounded asks stop at the default bound, a minute.
+    expect(retryDelay(1, backoff, 1, new HttpStatusError(503, '', undefined, 86_400_000))).toBe(60_000);
+    // Shorter than the backoff: the backoff.
+    expect(retryDelay(3, backoff, 1, new HttpStatusError(503, '', undefined, 1_000))).toBe(4_000);
+    // maxRetryAfterMs 0 ignores every ask.
+    expect(retryDelay(1, { ...backoff, maxRetryAfterMs: 0 }, 1, wrapped)).toBe(1_000);
+    for (const junk of [{ retryAfterMs: -5 }, { retryAfterMs: Number.NaN }, { retryAfterMs: '30' }, 'busy', null, undefined]) {
+      expect(serverAskedMs(junk)).toBeUndefined();
+    }
   });
 
   it("firstConnect 'retry': once its attempts are spent, the first connect fails with the last cause and returns to idle", async () => {

@@ -200,6 +200,8 @@ describe('bad input over HTTP', () => {
     expect(open.map((response) => response.headers.get('content-type'))).toEqual(['text/event-stream', 'text/event-stream']);
     const third = await listen(3);
     expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBe('1');
+    expect(open.map((response) => response.headers.get('retry-after'))).toEqual([null, null]);
     expect(await third.json()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32000, message: 'Limit reached: maxListenStreams (2)', data: { limit: 'maxListenStreams', max: 2 } } });
     for (const response of open) await response.body?.cancel();
   });

@@ -98,6 +98,8 @@ describe.each(MOUNTED_APPS)('mounted in $name', ({ start }) => {
     expect(await (await fetch(app.healthUrl)).text()).toBe('ok');
     const late = await fetch(app.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(INIT) });
     expect(late.status).toBe(503);
+    // Come back in a second: by then a load balancer has another node for it.
+    expect(late.headers.get('retry-after')).toBe('1');
     expect(await late.json()).toMatchObject({ error: { code: -32000, message: 'This MCP endpoint is closed' } });
   });
 

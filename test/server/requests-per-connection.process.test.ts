@@ -74,6 +74,7 @@ describe('maxRequestsPerConnection', () => {
     const refused = await session.post(call(3));
     await refused.ended;
     expect(refused.response.status).toBe(429);
+    expect(refused.response.headers.get('retry-after')).toBe('1');
     expect(refused.messages).toEqual([expect.objectContaining({ id: 3, error: expect.objectContaining({ code: -32000, data: { limit: 'maxRequestsPerConnection', max: 2 } }) })]);
     expect(calls()).toBe(2);
     for (const release of held.splice(0)) release();

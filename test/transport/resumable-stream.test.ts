@@ -100,6 +100,32 @@ describe('followStream', () => {
     expect(asked).toEqual(['a1']);
   });
 
+  it('a reopen refused with 429 or 503 is retried after its Retry-After; one past the bounds is lost, carrying the ask', async () => {
+    vi.useFakeTimers();
+    const busy = (status: number, seconds: string) => new Response(null, { status, headers: { 'retry-after': seconds } });
+    const { cursor, asked, io } = scripted([{ id: 'a1', retry: 100, end: 'ended' }, { end: 'stopped' }], [busy(503, '5'), busy(429, '3'), sse()]);
+    const following = followStream(body(), cursor, io, new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(asked).toEqual(['a1']);
+    // The server's retry is 100 ms, but the 503 asked for 5 s.
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(asked).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(asked).toHaveLength(2);
+    // A 429 asks for time too: not the end of the stream, as a 404 would be.
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(asked).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(asked).toEqual(['a1', 'a1', 'a1']);
+    expect(await following).toEqual({ type: 'stopped' });
+
+    const far = scripted([{ id: 'b1', retry: 0, end: 'ended' }], [busy(503, '120'), sse()]);
+    const lost = followStream(body(), far.cursor, far.io, new AbortController().signal, { maxWaitMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await lost).toMatchObject({ type: 'lost', cause: { status: 503, retryAfterMs: 120_000 } });
+    expect(far.asked).toEqual(['b1']);
+  });
+
   it('a retry longer than maxWaitMs gives up without waiting it out', async () => {
     const { cursor, asked, io } = scripted([{ id: 'a1', retry: 120_000, end: 'ended' }], []);
     expect(await followStream(body(), cursor, io, new AbortController().signal, { maxWaitMs: 60_000 })).toMatchObject({ type: 'lost' });
