@@ -4,7 +4,8 @@
  * fetch-style handler). A POST is legacy when it carries an `Mcp-Session-Id`
  * or is an `initialize` that claims no modern version; everything else is
  * modern. GET and DELETE exist only for legacy sessions. Every request passes
- * the Origin/Host check first. The endpoint owns its legacy sessions and
+ * the Origin/Host check first; an allowed origin's gets CORS headers, and its
+ * preflight (OPTIONS) an answer (http-cors.ts). The endpoint owns its legacy sessions and
  * listen streams, and `close()` ends them.
  */
 import { classifyFrame } from '../protocol/jsonrpc.ts';
@@ -14,7 +15,8 @@ import { eraOfOpening } from './envelope.ts';
 import { InternalFailure, InvalidRequestError, ParseFailure, ServerClosingError } from './errors.ts';
 import type { BodySource, HttpRequestHead, HttpResponse } from './http-exchange.ts';
 import { rejectForeignOrigin, type OriginPolicy } from './http-guard.ts';
-import { sendJson } from './http-io.ts';
+import { crossOriginHeaders, ENDPOINT_METHODS, preflightHeaders } from './http-cors.ts';
+import { sendJson, sendStatus } from './http-io.ts';
 import { LegacyHttpSessions } from './http-legacy.ts';
 import { acceptModernNotification, EndpointStreams, handleModernRequest } from './http-modern.ts';
 import { errorFrame, refusalFrame } from './outcome.ts';
@@ -54,10 +56,13 @@ export class HttpEndpoint {
   async #route(req: HttpRequestHead, body: BodySource, res: HttpResponse): Promise<void> {
     const refusal = rejectForeignOrigin(req.headers, this.policy);
     if (refusal) return sendJson(res, 403, JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Forbidden: ${refusal}` } }));
+    // An app that mounted the handler behind CORS middleware of its own keeps what that set.
+    for (const [name, value] of Object.entries(crossOriginHeaders(req))) if (res.getHeader(name) === undefined) res.setHeader(name, value);
+    if (req.method === 'OPTIONS') return sendStatus(res, 204, preflightHeaders(req));
     if (this.#closing) return sendJson(res, 503, errorFrame(null, new ServerClosingError('This MCP endpoint is closed')));
     if (req.method === 'GET') return this.#legacy.openStream(req, res);
     if (req.method === 'DELETE') return this.#legacy.end(req, res);
-    if (req.method !== 'POST') return sendJson(res, 405, errorFrame(null, new InvalidRequestError('Method Not Allowed')), { allow: 'GET, POST, DELETE' });
+    if (req.method !== 'POST') return sendJson(res, 405, errorFrame(null, new InvalidRequestError('Method Not Allowed')), { allow: `${ENDPOINT_METHODS}, OPTIONS` });
 
     const maxBytes = this.core.limits.maxBodyBytes;
     const read = await body(maxBytes);

@@ -18,6 +18,10 @@ export interface HttpResponse {
   readonly destroyed: boolean;
   readonly writableEnded: boolean;
   readonly writableFinished: boolean;
+  /** A header set ahead of `writeHead` (by the endpoint, or by the app a handler is mounted in). */
+  getHeader(name: string): unknown;
+  /** Sets a header ahead of `writeHead`, whose own headers win where both name one. */
+  setHeader(name: string, value: string): unknown;
   writeHead(status: number, headers: Record<string, string>): unknown;
   /** Sends the status and headers now, before any body (an SSE stream opens). */
   flushHeaders(): void;

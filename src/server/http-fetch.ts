@@ -100,6 +100,15 @@ class ResponseSink implements HttpResponse {
     signal.addEventListener('abort', () => this.#gone(), { once: true });
   }
 
+  getHeader(name: string): string | undefined {
+    return this.#headers[name.toLowerCase()];
+  }
+
+  setHeader(name: string, value: string): this {
+    this.#headers[name.toLowerCase()] = value;
+    return this;
+  }
+
   writeHead(status: number, headers: Record<string, string>): this {
     this.#status = status;
     this.#headers = { ...this.#headers, ...headers };
@@ -109,7 +118,9 @@ class ResponseSink implements HttpResponse {
   flushHeaders(): void {
     if (this.headersSent) return;
     this.headersSent = true;
-    this.#resolve(new Response(this.#body, { status: this.#status, headers: this.#headers }));
+    // A 204 (a preflight's answer) may not have a body, not even an empty stream.
+    const body = this.#status === 204 ? null : this.#body;
+    this.#resolve(new Response(body, { status: this.#status, headers: this.#headers }));
   }
 
   write(chunk: string): boolean {

@@ -20,9 +20,18 @@ class RecordedResponse extends EventEmitter implements HttpResponse {
   writableEnded = false;
   writableFinished = false;
 
+  getHeader(name: string): string | undefined {
+    return this.headers[name];
+  }
+
+  setHeader(name: string, value: string): this {
+    this.headers[name] = value;
+    return this;
+  }
+
   writeHead(status: number, headers: Record<string, string>): this {
     this.status = status;
-    this.headers = headers;
+    this.headers = { ...this.headers, ...headers };
     this.headersSent = true;
     return this;
   }

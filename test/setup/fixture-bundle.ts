@@ -226,3 +226,24 @@ export async function inspectorLauncherBundle(): Promise<string> {
   await placeThenStop({ name: 'inspector', options, extraInputs: [LOCK_FILE], copies: [{ from: manifest, to: 'package.json' }] }, outdir);
   return launcher;
 }
+
+/**
+ * The official 2.x client bundled for a browser page (test/fixtures/browser/official-client-page.ts): one ES module
+ * file, placed on first use like the Inspector's bundle, for the one test file that has Chromium run it. Returns the
+ * file's path; the test serves it to the page.
+ */
+export async function browserClientBundle(): Promise<string> {
+  const outdir = join(bundleDir(currentRun()), 'browser-client');
+  const page = join(outdir, 'official-client-page.js');
+  if (existsSync(page)) return page;
+  const options: CachedBuildOptions = {
+    entryPoints: [join(REPO_ROOT, 'test', 'fixtures', 'browser', 'official-client-page.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'chrome120',
+    logLevel: 'error',
+  };
+  await placeThenStop({ name: 'browser-client', options, extraInputs: [...SOURCE_INPUTS] }, outdir);
+  return page;
+}
