@@ -22,6 +22,7 @@ import { ListenStream, type StreamOwner } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
 import { newRequestStateKey, RequestStateSealer } from './request-state.ts';
+import { RunningRequests } from './running-requests.ts';
 import { ToolSchemaCompiler } from './tool-schemas.ts';
 
 /** Which change notifications the server offers; all on by default. */
@@ -91,6 +92,8 @@ export class ServerCore implements StreamOwner {
   readonly settled: (() => Promise<void>) | undefined;
   readonly streams = new Set<ListenStream>();
   readonly sessions = new Set<LegacySession>();
+  /** The requests being answered, on every transport: close() lets them finish. */
+  readonly running = new RunningRequests();
   /** Where every listen-stream actor's inspection events go. */
   readonly inspect: Inspector | undefined;
   /** What every stream's actor runs: the machine itself while inspected (every microstep shown), else with shared steps. */
@@ -195,9 +198,11 @@ export class ServerCore implements StreamOwner {
 
   /**
    * The refusal of one more request where `answering` are being answered already (a stdio connection, a legacy
-   * HTTP session): LimitExceededError past maxRequestsPerConnection, else undefined.
+   * HTTP session; 0 where nothing bounds them): ServerClosingError once the server is closing,
+   * LimitExceededError past maxRequestsPerConnection, else undefined.
    */
-  requestLimitError(answering: number): LimitExceededError | undefined {
+  requestRefusal(answering: number): ServerClosingError | LimitExceededError | undefined {
+    if (this.closing) return new ServerClosingError('Server is shutting down: no new requests');
     const max = this.limits.maxRequestsPerConnection;
     return answering >= max ? new LimitExceededError('maxRequestsPerConnection', max) : undefined;
   }
@@ -227,11 +232,14 @@ export class ServerCore implements StreamOwner {
     return session;
   }
 
-  /** Completes every listen stream gracefully, ends every session, leaves the bus. */
+  /**
+   * Admits no more requests, completes every listen stream gracefully while the requests already running finish
+   * (up to `drainTimeoutMs`, then their signals abort), ends every session, leaves the bus.
+   */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    await Promise.all([...this.streams].map((stream) => stream.complete()));
+    await Promise.all([...[...this.streams].map((stream) => stream.complete()), this.running.drain(this.limits.drainTimeoutMs)]);
     for (const session of [...this.sessions]) session.end({ type: 'server_shutdown' });
     this.leaveBus();
   }

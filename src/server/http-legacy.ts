@@ -69,6 +69,8 @@ export class LegacyHttpSessions {
 
   /** An `initialize` POST without a session id. */
   async initialize(res: HttpResponse, request: JsonRpcRequest): Promise<void> {
+    const refusal = this.core.requestRefusal(0);
+    if (refusal) return sendJson(res, refusal.httpStatus, errorFrame(request.id, refusal));
     if (this.records.size >= this.core.limits.maxSessions) {
       const error = new LimitExceededError('maxSessions', this.core.limits.maxSessions, 503);
       return sendJson(res, error.httpStatus, errorFrame(request.id, error));
@@ -97,7 +99,11 @@ export class LegacyHttpSessions {
     }
     const admitted = this.admit(record, message);
     if ('refused' in admitted) return sendJson(res, admitted.refused.httpStatus, errorFrame(message.id, admitted.refused));
-    const { controller } = admitted;
+    await this.core.running.track(admitted.controller, this.respond(record, res, message, admitted.controller));
+  }
+
+  /** Answers an admitted request of a session's POST, plain or as a (resumable) stream. */
+  private async respond(record: SessionRecord, res: HttpResponse, message: JsonRpcRequest, controller: AbortController): Promise<void> {
     const name = `p${++record.posts}`;
     const { outboxHighWater: highWater, sseRetryMs: retryMs } = this.core.limits;
     const headers = { 'mcp-session-id': record.session.id };
@@ -167,6 +173,8 @@ export class LegacyHttpSessions {
       if (!res.writableFinished) for (const controller of controllers) controller.abort();
     });
     batch.seal();
+    // Each request of the batch runs until the batch's one answer is written.
+    for (const controller of controllers) void this.core.running.track(controller, done);
     await done;
   }
 
@@ -297,8 +305,8 @@ export class LegacyHttpSessions {
   private admit(record: SessionRecord, request: JsonRpcRequest): { controller: AbortController } | { refused: WireError } {
     const key = requestKey(request.id);
     if (record.inflight.has(key)) return { refused: idInUseError(request.id) };
-    const overLimit = this.core.requestLimitError(record.inflight.size);
-    if (overLimit) return { refused: overLimit };
+    const refusal = this.core.requestRefusal(record.inflight.size);
+    if (refusal) return { refused: refusal };
     const controller = new AbortController();
     record.inflight.set(key, controller);
     return { controller };

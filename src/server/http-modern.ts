@@ -113,6 +113,13 @@ export async function handleModernRequest(
     if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored, keepAliveMs, streams);
     if (outcome.kind === 'error') return failWith(res, request.id, outcome.error);
   }
+  const refusal = core.requestRefusal(0);
+  if (refusal) return failWith(res, request.id, refusal);
+  await core.running.track(controller, answer(core, res, request, keepAliveMs, controller));
+}
+
+/** Answers an admitted request, plain or, once it took long or sent something first, as a stream. */
+async function answer(core: ServerCore, res: HttpResponse, request: JsonRpcRequest, keepAliveMs: number, controller: AbortController): Promise<void> {
   const reply = new HttpReply(res, core.limits.outboxHighWater, {}, keepAliveMs);
   const outcome = await routeModern(core, request, reply, controller.signal);
   if (controller.signal.aborted) return;

@@ -54,6 +54,10 @@
  *   while this many answers, or twice this many notifications, wait unread.
  * - `finishTimeoutMs` (default 5,000): how long a graceful listen completion
  *   may take to flush before the stream is cut.
+ * - `drainTimeoutMs` (default 10,000): how long `close()` lets the requests
+ *   already running finish, their answers written, while it admits no new
+ *   ones (-32000, HTTP 503); then their handlers' signals abort and the
+ *   transports' close cuts what is still unanswered.
  * - `clientRequestTimeoutMs` (default 60,000): how long a handler's ask
  *   (`elicit`, `createMessage`, `listRoots`) waits for a legacy client's
  *   answer; then the client gets `notifications/cancelled` and the ask rejects
@@ -113,6 +117,8 @@ export interface ServerLimits {
   outboxHighWater: number;
   /** Time a graceful listen completion has to flush (default 5 s). */
   finishTimeoutMs: number;
+  /** Time `close()` gives the requests already running to finish before their signals abort (default 10 s). */
+  drainTimeoutMs: number;
   /** Time a handler's ask waits for a legacy client's answer (default 60 s). */
   clientRequestTimeoutMs: number;
   /** Input-required rounds of one request (default 8). */
@@ -146,6 +152,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   initializeTimeoutMs: 30_000,
   outboxHighWater: 256,
   finishTimeoutMs: 5_000,
+  drainTimeoutMs: 10_000,
   clientRequestTimeoutMs: 60_000,
   maxInputRounds: 8,
   maxRequestStateBytes: 64 * 1024,

@@ -85,7 +85,11 @@ export interface McpServer {
   readonly openStreamCount: number;
   /** Live legacy sessions right now (stdio connections opened with initialize, HTTP sessions). */
   readonly openSessionCount: number;
-  /** Ends every listen stream gracefully (`resultType: 'complete'`), every session, every transport; mounted handlers answer 503 afterwards. */
+  /**
+   * A graceful shutdown: admits no new request (-32000; HTTP 503 with Retry-After), ends every listen stream gracefully
+   * (`resultType: 'complete'`) while the requests already running finish (up to `drainTimeoutMs`, then their signals
+   * abort), then every session and transport; mounted handlers answer 503 afterwards.
+   */
   close(): Promise<void>;
   /** `close()`, for `await using server = createServer(…)`. */
   [Symbol.asyncDispose](): Promise<void>;

@@ -110,10 +110,16 @@ export class StdioConnection implements StdioConnectionHandle {
 
   /**
    * Completes this connection's listen streams (each flushed, or cut by the
-   * listen-stream machine's finish timeout), then stops reading.
+   * listen-stream machine's finish timeout), writes out the answers already
+   * queued (the last ones of a server draining its requests; a client that
+   * reads nothing gets `finishTimeoutMs`), then stops reading.
    */
   async close(): Promise<void> {
     await Promise.all([...this.streams.values()].map((stream) => stream.complete()));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.core.limits.finishTimeoutMs)));
+    await Promise.race([this.outbox.flushed(), givenUp]);
+    clearTimeout(timer);
     this.shutDown();
   }
 
@@ -197,13 +203,18 @@ export class StdioConnection implements StdioConnectionHandle {
       else if (outcome.kind === 'error') sink.answer(errorFrame(request.id, outcome.error));
       return;
     }
-    const overLimit = this.core.requestLimitError(this.inflight.size);
-    if (overLimit) {
-      sink.answer(errorFrame(request.id, overLimit));
+    const refusal = this.core.requestRefusal(this.inflight.size);
+    if (refusal) {
+      sink.answer(errorFrame(request.id, refusal));
       return;
     }
     const controller = new AbortController();
     this.inflight.set(key, controller);
+    await this.core.running.track(controller, this.answer(request, key, era, controller, sink));
+  }
+
+  /** Answers an admitted request. */
+  private async answer(request: JsonRpcRequest, key: string, era: Era, controller: AbortController, sink: AnswerSink): Promise<void> {
     /** This request's last notification: its response may overtake any other, never its own. */
     let last = 0;
     const channel: ReplyChannel = {
