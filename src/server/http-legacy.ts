@@ -9,7 +9,8 @@
  * the `retry` interval) before any message, and a GET with `Last-Event-ID`
  * replays what the session's replay buffer kept after that id, or, past the
  * buffer, tells the session's client that everything may have changed.
- * A POST's response stream is resumable too, on its own ids (post-stream.ts):
+ * A POST's response stream is resumable too, on its own ids (post-stream.ts,
+ * session-post-streams.ts):
  * a GET with one of them takes over that stream and nothing else.
  *
  * A session of a revision that has JSON-RPC batches takes a batch POST and
@@ -22,10 +23,10 @@ import { acceptsBatches, isLegacyVersion } from '../protocol/versions.ts';
 import { BatchReply } from './batch-reply.ts';
 import type { ServerCore } from './core.ts';
 import { idInUseError, InvalidRequestError, LimitExceededError, type WireError } from './errors.ts';
-import { HttpReply, keepAlive, openSse, sendJson, sendStatus, sseFrame, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
+import { HttpReply, keepAlive, openSse, sendJson, sendStatus, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
 import { Outbox } from './outbox.ts';
-import { PostStream } from './post-stream.ts';
-import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
+import { ReplayBuffer } from './replay-buffer.ts';
+import { replayBoundsOf, SessionPostStreams } from './session-post-streams.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.ts';
@@ -40,18 +41,8 @@ interface SessionRecord {
   /** What the GET stream wrote lately, for a reconnect with `Last-Event-ID`. */
   replay: ReplayBuffer;
   getStream: HttpResponse | undefined;
-  /** POST response streams a client may still resume, by name (`p<n>`). */
-  postStreams: Map<string, PostEntry>;
-  /** POSTs answered so far: names the next POST stream. */
-  posts: number;
-}
-
-interface PostEntry {
-  stream: PostStream;
-  requestId: RequestId;
-  controller: AbortController;
-  /** Ends the stream once it has gone `replayAgeMs` without a connection. */
-  expiry: ReturnType<typeof setTimeout> | undefined;
+  /** Each POST's answer stream, which a client may resume. */
+  posts: SessionPostStreams;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -77,10 +68,11 @@ export class LegacyHttpSessions {
     }
     const id = randomUUID();
     const session = this.core.newSession(id, () => this.forget(id), { initializeMs: this.core.limits.initializeTimeoutMs });
-    const replay = new ReplayBuffer(this.replayBounds());
+    const replay = new ReplayBuffer(replayBoundsOf(this.core.limits));
     const outbox = new Outbox(undefined, (json) => replay.frame(json), this.core.limits.outboxHighWater);
     session.attach(outbox);
-    const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined, postStreams: new Map(), posts: 0 };
+    const posts = new SessionPostStreams(id, this.core.limits, this.keepAliveMs);
+    const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined, posts };
     this.records.set(id, record);
     const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, 1), new AbortController().signal);
     if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
@@ -104,25 +96,19 @@ export class LegacyHttpSessions {
 
   /** Answers an admitted request of a session's POST, plain or as a (resumable) stream. */
   private async respond(record: SessionRecord, res: HttpResponse, message: JsonRpcRequest, controller: AbortController): Promise<void> {
-    const name = `p${++record.posts}`;
-    const { outboxHighWater: highWater, sseRetryMs: retryMs } = this.core.limits;
-    const headers = { 'mcp-session-id': record.session.id };
-    const reply = new PostStream(res, { name, bounds: this.replayBounds(), highWater, retryMs, headers, keepAliveMs: this.keepAliveMs });
-    const entry: PostEntry = { stream: reply, requestId: message.id, controller, expiry: undefined };
-    record.postStreams.set(name, entry);
+    const post = record.posts.open(res, message.id, controller);
+    const reply = post.stream;
     res.on('close', () => {
       if (res.writableFinished) return;
       // A plain JSON answer cannot be resumed: the client is gone. A stream waits for a resume, for a while.
-      if (reply.resumable) this.expireLater(record, name, entry);
+      if (reply.resumable) record.posts.expireLater(post);
       else controller.abort();
     });
     const outcome = await this.serve(record, message, reply, controller);
-    if (controller.signal.aborted) return this.dropPost(record, name, entry);
+    if (controller.signal.aborted) return record.posts.drop(post);
     if (outcome.kind === 'result') await reply.finish(resultFrame(message.id, outcome.result), 200);
     if (outcome.kind === 'error') await reply.finish(errorFrame(message.id, outcome.error), outcome.error.httpStatus === 404 ? 200 : outcome.error.httpStatus);
-    // The response may have gone into a connection that was already dead: a stream stays resumable for a while.
-    if (reply.resumable) this.expireLater(record, name, entry);
-    else record.postStreams.delete(name);
+    record.posts.answered(post);
   }
 
   /**
@@ -193,7 +179,7 @@ export class LegacyHttpSessions {
     if (!record) return;
     const header = req.headers['last-event-id'];
     const lastEventId = Array.isArray(header) ? header[0] : header;
-    if (lastEventId?.startsWith('p')) return this.resumePost(record, res, lastEventId);
+    if (lastEventId?.startsWith('p')) return record.posts.resume(res, lastEventId);
     if (record.getStream) {
       if (lastEventId === undefined) {
         const error = new InvalidRequestError('Conflict: this session already has a GET stream');
@@ -256,49 +242,6 @@ export class LegacyHttpSessions {
   }
 
   /**
-   * A GET with a POST stream's `Last-Event-ID`: that stream continues on it.
-   * A stream this session does not know (never, or no longer: finished and
-   * expired) is a 400, since nothing can be resumed; a known stream whose
-   * replay buffer lost what followed the id is ended with an error response
-   * to its request, so the client stops waiting for it.
-   */
-  private resumePost(record: SessionRecord, res: HttpResponse, lastEventId: string): void {
-    const dash = lastEventId.indexOf('-');
-    const entry = dash > 0 ? record.postStreams.get(lastEventId.slice(0, dash)) : undefined;
-    if (!entry) {
-      const error = new InvalidRequestError(`Bad Request: Last-Event-ID ${lastEventId} names no stream of this session that can be resumed`);
-      return sendJson(res, 400, errorFrame(null, error));
-    }
-    if (entry.stream.resume(res, lastEventId) === 'resumed') return;
-    this.dropPost(record, lastEventId.slice(0, dash), entry);
-    const { replayEvents, sseRetryMs } = this.core.limits;
-    openSse(res, { 'mcp-session-id': record.session.id });
-    res.end(`${sseRetryFrame(sseRetryMs).slice(0, -1)}${sseFrame(errorFrame(entry.requestId, new LimitExceededError('replayEvents', replayEvents, 200)))}`);
-  }
-
-  /** Ends a POST stream once it has spent `replayAgeMs` without a connection (restarted while one is attached). */
-  private expireLater(record: SessionRecord, name: string, entry: PostEntry): void {
-    clearTimeout(entry.expiry);
-    entry.expiry = setTimeout(() => {
-      if (entry.stream.attached) this.expireLater(record, name, entry);
-      else this.dropPost(record, name, entry);
-    }, this.core.limits.replayAgeMs);
-    entry.expiry.unref();
-  }
-
-  private dropPost(record: SessionRecord, name: string, entry: PostEntry): void {
-    clearTimeout(entry.expiry);
-    entry.controller.abort();
-    entry.stream.abandon();
-    if (record.postStreams.get(name) === entry) record.postStreams.delete(name);
-  }
-
-  private replayBounds(): ReplayBounds {
-    const { replayEvents, replayBytes, replayAgeMs } = this.core.limits;
-    return { maxEvents: replayEvents, maxBytes: replayBytes, maxAgeMs: replayAgeMs };
-  }
-
-  /**
    * Admits a request to the session's in-flight table, or says why not: a second request under the id of one still
    * being answered would take over its cancel (refused as over stdio), and the session has a limit.
    */
@@ -337,7 +280,7 @@ export class LegacyHttpSessions {
     this.records.delete(id);
     for (const controller of record.inflight.values()) controller.abort();
     record.outbox.close();
-    for (const [name, entry] of [...record.postStreams]) this.dropPost(record, name, entry);
+    record.posts.dropAll();
     // Closing on purpose: say when to come back (the session is gone, so the client then starts a new one).
     record.getStream?.end(sseRetryFrame(this.core.limits.sseRetryMs));
   }
