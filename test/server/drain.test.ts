@@ -16,6 +16,35 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+describe('closing a server whose handler asked a legacy client something', () => {
+  it("takes the client's answer meanwhile, and the call gets its result", async () => {
+    const server = createServer({ name: 'draining', version: '1.0.0', limits: { drainTimeoutMs: 600_000 } });
+    cleanups.push(() => server.close());
+    let asked!: () => void;
+    const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+    server.defineTool('ask', { description: 'Asks for a name', inputSchema: { type: 'object' } }, async (_args, context) => {
+      const answer = await context.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+      return { content: [{ type: 'text', text: String(answer.content?.name) }] };
+    });
+    const client = createClient({ transport: inMemoryTransport((end) => server.serveStdio(end)), era: 'legacy', reconnect: false });
+    cleanups.push(() => client.close());
+    let answerNow!: () => void;
+    const answering = new Promise<void>((resolve) => (answerNow = resolve));
+    client.onRequest('elicitation/create', async () => {
+      asked();
+      await answering;
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    await client.connect();
+    const call = client.callTool('ask');
+    await wasAsked;
+    const closing = server.close();
+    answerNow();
+    expect(await call).toMatchObject({ content: [{ type: 'text', text: 'Ada' }] });
+    await closing;
+  });
+});
+
 describe.each(['legacy', 'modern'] as const)('closing a server over the stdio framing, %s era', (era) => {
   async function start(limits: Partial<ServerLimits> = {}): Promise<{ server: McpServer; client: McpClient; held: ReturnType<typeof defineHeldTool> }> {
     const server = createServer({ name: 'draining', version: '1.0.0', limits });
@@ -40,6 +69,19 @@ describe.each(['legacy', 'modern'] as const)('closing a server over the stdio fr
     expect(await call).toMatchObject({ content: [{ type: 'text', text: 'released' }] });
     await closing;
     expect(held.calls[0]!.signal.aborted).toBe(false);
+  });
+
+  it("stops waiting for a call its client cancels meanwhile: the cancellation is still taken", async () => {
+    // A bound no test outlives: only the cancellation can end this drain.
+    const { server, client, held } = await start({ drainTimeoutMs: 600_000 });
+    const controller = new AbortController();
+    const call = client.callTool('held', {}, { signal: controller.signal }).catch((error: unknown) => error);
+    await held.started(1);
+    const closing = server.close();
+    controller.abort();
+    await closing;
+    expect(held.calls[0]!.signal.aborted).toBe(true);
+    expect(await call).toMatchObject({ name: 'RequestAbortedError' });
   });
 
   it('past drainTimeoutMs, aborts the handler still running and closes', async () => {
