@@ -48,6 +48,7 @@ export {
 } from './client/actor-logic.ts';
 export { DEFAULT_BACKOFF, type Backoff, type FirstConnectPolicy } from '../machines/connection.machine.ts';
 export { DEFAULT_MAX_RETRY_AFTER_MS } from '../machines/backoff.ts';
+export { CLIENT_REQUEST_CHANNEL, type ClientRequestTrace } from './client/request-trace.ts';
 export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-reason.ts';
 export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';
 export type { RequestOptions } from './client/ports.ts';

@@ -27,6 +27,7 @@ import type { ChildOwner, ListenHandle, ListenHandlers, ListenPort, RequestOptio
 import { livenessProbe } from './liveness-probe.ts';
 import { ConnectionNotices, DEFAULT_REQUEST_TIMEOUT_MS, type ConnectionNotice, type ConnectionOptions } from './connection-options.ts';
 import { transportActor } from './transport-actor.ts';
+import { traceClientRequest } from './request-trace.ts';
 
 export { DEFAULT_REQUEST_TIMEOUT_MS, type ConnectionNotice, type ConnectionOptions, type ConnectionProblem } from './connection-options.ts';
 
@@ -163,7 +164,7 @@ export class Connection implements ListenPort, ChildOwner {
 
   request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
     if (!this.#ready) return Promise.reject(new NotConnectedError(this.stateName(), method));
-    return this.#request(method, params, options).then(normalizeResultType);
+    return traceClientRequest(method, this.era, () => this.#request(method, params, options).then(normalizeResultType));
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {

@@ -28,6 +28,7 @@ export { createInProcessBus, type ChangeBus, type ChangeEvent, type ConcreteChan
 export type { RemoteChangeHook } from './change-applier.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 export { RETRY_AFTER_SECONDS } from './http-io.ts';
+export { SERVER_REQUEST_CHANNEL, type ServerRequestTrace } from './request-trace.ts';
 export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, type CacheableResult } from './caching.ts';
 export { InvalidCachingError, InvalidPromptError, InvalidToolSchemaError, InvalidUriTemplateError } from './definition-errors.ts';
 export type { ResourceTemplateDefinition, ResourceTemplateReader } from './resource-templates.ts';

@@ -11,19 +11,23 @@ import type { Outcome } from './outcome.ts';
 import { createRequestContext, isLogLevel, type ReplyChannel } from './request-context.ts';
 import { isJsonObject } from './json-values.ts';
 import { stepsInProcess } from './input-required.ts';
+import { traceRequest } from './request-trace.ts';
 
-export async function routeLegacy(
+export function routeLegacy(
   core: ServerCore,
   session: LegacySession,
   request: JsonRpcRequest,
   channel: ReplyChannel,
   signal: AbortSignal,
 ): Promise<Outcome> {
-  try {
-    return { kind: 'result', result: await answer(core, session, request, channel, signal) };
-  } catch (error) {
-    return { kind: 'error', error: toWireError(error) };
-  }
+  // Published on the request channel (request-trace.ts).
+  return traceRequest(request, 'legacy', async () => {
+    try {
+      return { kind: 'result', result: await answer(core, session, request, channel, signal) };
+    } catch (error) {
+      return { kind: 'error', error: toWireError(error) };
+    }
+  });
 }
 
 async function answer(core: ServerCore, session: LegacySession, request: JsonRpcRequest, channel: ReplyChannel, signal: AbortSignal): Promise<JsonObject> {

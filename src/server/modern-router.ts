@@ -16,6 +16,7 @@ import { INPUT_METHODS, InputRound } from './input-round.ts';
 import { stepsInProcess } from './input-required.ts';
 import type { Outcome } from './outcome.ts';
 import { createRequestContext, type ReplyChannel } from './request-context.ts';
+import { traceRequest } from './request-trace.ts';
 
 /**
  * `subscriptions/listen` is answered synchronously, so a stream is open
@@ -31,7 +32,12 @@ export function routeListen(core: ServerCore, request: JsonRpcRequest): Outcome 
   }
 }
 
-export async function routeModern(core: ServerCore, request: JsonRpcRequest, channel: ReplyChannel, signal: AbortSignal): Promise<Outcome> {
+/** Answers one modern request (published on the request channel, request-trace.ts). */
+export function routeModern(core: ServerCore, request: JsonRpcRequest, channel: ReplyChannel, signal: AbortSignal): Promise<Outcome> {
+  return traceRequest(request, 'modern', () => answerModern(core, request, channel, signal));
+}
+
+async function answerModern(core: ServerCore, request: JsonRpcRequest, channel: ReplyChannel, signal: AbortSignal): Promise<Outcome> {
   if (request.method === 'subscriptions/listen') return routeListen(core, request);
   try {
     const { params, method } = request;
