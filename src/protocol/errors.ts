@@ -83,8 +83,9 @@ export class HttpStatusError extends McpActorsError {
     /** The JSON-RPC error in the body, when the body held one. */
     readonly rpcError?: JsonRpcErrorObject,
     /**
-     * How long a 429 or 503 asked its client to stay away (its `Retry-After`, in ms). Reconnects, cache recovery and
-     * re-listens that follow this error wait at least that long, up to their backoff's `maxRetryAfterMs`.
+     * How long a 429 or 503 asked its client to stay away (its `Retry-After`, in ms). The reconnect, the change
+     * cache's recovery or the legacy stream reopen that follows this error waits at least that long, up to the
+     * backoff's `maxRetryAfterMs`.
      */
     readonly retryAfterMs?: number,
   ) {

@@ -5,8 +5,8 @@
  * or is an `initialize` that claims no modern version; everything else is
  * modern. GET and DELETE exist only for legacy sessions. Every request passes
  * the Origin/Host check first; an allowed origin's gets CORS headers, and its
- * preflight (OPTIONS) an answer (http-cors.ts). The endpoint owns its legacy sessions and
- * listen streams, and `close()` ends them.
+ * preflight (OPTIONS) an answer (http-cors.ts). The endpoint owns its legacy
+ * sessions and listen streams, and `close()` ends them.
  */
 import { classifyFrame } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION } from '../protocol/versions.ts';
