@@ -197,12 +197,13 @@ export class ServerCore implements StreamOwner {
   }
 
   /**
-   * The refusal of one more request where `answering` are being answered already (a stdio connection, a legacy
-   * HTTP session; 0 where nothing bounds them): ServerClosingError once the server is closing,
-   * LimitExceededError past maxRequestsPerConnection, else undefined.
+   * The refusal of one more request (`method`) where `answering` are being answered already (a stdio connection, a
+   * legacy HTTP session; 0 where nothing bounds them): ServerClosingError once the server is closing (but for a
+   * `ping`, which its receiver must answer promptly, and a client that pings while its call drains must not be
+   * told to go), LimitExceededError past maxRequestsPerConnection, else undefined.
    */
-  requestRefusal(answering: number): ServerClosingError | LimitExceededError | undefined {
-    if (this.closing) return new ServerClosingError('Server is shutting down: no new requests');
+  requestRefusal(method: string, answering: number): ServerClosingError | LimitExceededError | undefined {
+    if (this.closing && method !== 'ping') return new ServerClosingError('Server is shutting down: no new requests');
     const max = this.limits.maxRequestsPerConnection;
     return answering >= max ? new LimitExceededError('maxRequestsPerConnection', max) : undefined;
   }

@@ -60,7 +60,7 @@ export class LegacyHttpSessions {
 
   /** An `initialize` POST without a session id. */
   async initialize(res: HttpResponse, request: JsonRpcRequest): Promise<void> {
-    const refusal = this.core.requestRefusal(0);
+    const refusal = this.core.requestRefusal(request.method, 0);
     if (refusal) return sendJson(res, refusal.httpStatus, errorFrame(request.id, refusal));
     if (this.records.size >= this.core.limits.maxSessions) {
       const error = new LimitExceededError('maxSessions', this.core.limits.maxSessions, 503);
@@ -248,7 +248,7 @@ export class LegacyHttpSessions {
   private admit(record: SessionRecord, request: JsonRpcRequest): { controller: AbortController } | { refused: WireError } {
     const key = requestKey(request.id);
     if (record.inflight.has(key)) return { refused: idInUseError(request.id) };
-    const refusal = this.core.requestRefusal(record.inflight.size);
+    const refusal = this.core.requestRefusal(request.method, record.inflight.size);
     if (refusal) return { refused: refusal };
     const controller = new AbortController();
     record.inflight.set(key, controller);

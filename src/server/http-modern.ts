@@ -113,7 +113,7 @@ export async function handleModernRequest(
     if (outcome.kind === 'listen') return openListenStream(core, res, request, outcome.honored, keepAliveMs, streams);
     if (outcome.kind === 'error') return failWith(res, request.id, outcome.error);
   }
-  const refusal = core.requestRefusal(0);
+  const refusal = core.requestRefusal(request.method, 0);
   if (refusal) return failWith(res, request.id, refusal);
   await core.running.track(controller, answer(core, res, request, keepAliveMs, controller));
 }

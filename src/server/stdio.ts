@@ -203,7 +203,7 @@ export class StdioConnection implements StdioConnectionHandle {
       else if (outcome.kind === 'error') sink.answer(errorFrame(request.id, outcome.error));
       return;
     }
-    const refusal = this.core.requestRefusal(this.inflight.size);
+    const refusal = this.core.requestRefusal(request.method, this.inflight.size);
     if (refusal) {
       sink.answer(errorFrame(request.id, refusal));
       return;

@@ -45,6 +45,25 @@ describe('closing a server whose handler asked a legacy client something', () =>
   });
 });
 
+describe('a legacy client pinging a draining server', () => {
+  it('is answered (its receiver must answer a ping promptly), while other requests are refused', async () => {
+    const server = createServer({ name: 'draining', version: '1.0.0' });
+    const held = defineHeldTool(server);
+    cleanups.push(() => server.close());
+    const client = createClient({ transport: inMemoryTransport((end) => server.serveStdio(end)), era: 'legacy', reconnect: false });
+    cleanups.push(() => client.close());
+    await client.connect();
+    const call = client.callTool('held');
+    await held.started(1);
+    const closing = server.close();
+    await expect(client.request('ping')).resolves.toBeTypeOf('object');
+    await expect(client.listTools()).rejects.toMatchObject({ rpcCode: -32000 });
+    held.calls[0]!.release();
+    await call;
+    await closing;
+  });
+});
+
 describe.each(['legacy', 'modern'] as const)('closing a server over the stdio framing, %s era', (era) => {
   async function start(limits: Partial<ServerLimits> = {}): Promise<{ server: McpServer; client: McpClient; held: ReturnType<typeof defineHeldTool> }> {
     const server = createServer({ name: 'draining', version: '1.0.0', limits });
