@@ -2,9 +2,10 @@
  * The requests a server is answering, over every transport, so that `close()` lets them finish: a rolling deploy
  * that stops a node should not cut the tool calls it is in the middle of. Each exchange is tracked from its
  * admission until its answer was handed to the transport, or until its signal aborted (the client cancelled it or
- * left: no answer will be sent, so there is nothing to wait for, whether or not its handler heeds the signal). On close the server admits no more (ServerClosingError,
- * HTTP 503 with Retry-After) and waits for the running ones up to `drainTimeoutMs`; those still running then have
- * their signals aborted, and the transports' close cuts whatever they did not answer.
+ * left: no answer will be sent, so there is nothing to wait for, whether or not its handler heeds the signal). On
+ * close the server admits no more (ServerClosingError, HTTP 503 with Retry-After) and waits for the running ones up
+ * to `drainTimeoutMs`; those still running then have their signals aborted, and the transports' close cuts whatever
+ * they did not answer.
  */
 import { ServerClosingError } from './errors.ts';
 

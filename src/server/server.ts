@@ -30,16 +30,12 @@ export interface McpServer {
   /** The server's name, as `serverInfo` gives it. */
   readonly name: string;
   /**
-   * Compiles `definition.inputSchema` (and `outputSchema`) once (JSON Schema 2020-12 by default); calls whose
-   * arguments do not fit get a tool error (`isError: true`) naming the path and the problem, and so do successful
-   * results whose `structuredContent` is missing or does not fit the `outputSchema`. Throws InvalidToolSchemaError,
-   * registering nothing, when a schema does not compile.
-   */
-  /**
-   * Defines or replaces a tool. Its arguments are checked against `inputSchema` before `handler` runs, and
-   * `handler`'s `args` are typed from that schema when it is written inline (see `ToolArguments`); its successful
-   * results against `outputSchema`, when it has one. Throws InvalidToolSchemaError, registering nothing, when a
-   * schema does not compile.
+   * Defines or replaces a tool. `inputSchema` (and `outputSchema`) are compiled once (JSON Schema 2020-12 by
+   * default). A call's arguments are checked against `inputSchema` before `handler` runs, and arguments that do not
+   * fit get a tool error (`isError: true`) naming the path and the problem; `handler`'s `args` are typed from that
+   * schema when it is written inline (see `ToolArguments`). A successful result whose `structuredContent` is missing
+   * or does not fit the `outputSchema` is sent as a tool error saying why. Throws InvalidToolSchemaError, registering
+   * nothing, when a schema does not compile.
    */
   defineTool<const Schema extends JsonObject>(name: string, definition: ToolDefinition<Schema>, handler: ToolHandler<ToolArguments<Schema>>): void;
   /** Removes a tool; false if there was none of that name. Announce it with notifyToolsListChanged. */

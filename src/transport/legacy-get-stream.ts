@@ -138,7 +138,7 @@ export function followLegacyStream(
       headers.set('last-event-id', lastEventId);
       const response = await reopenWithin(stallAfterMs, (signal) => host.fetch(endpoint, { method: 'GET', headers, signal }), controller.signal);
       // A 404 for a resume that named our session: the server forgot the session.
-      if (response.status === 404 && host.session.id !== undefined) host.fail(new HttpStatusError(404, response.statusText, undefined));
+      if (response.status === 404 && host.session.id !== undefined) host.fail(HttpStatusError.of(response));
       return response;
     },
   };
