@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { BIN, CliRun, killAllCliRuns, ROOT, watchCli } from './cli-process.ts';
-import { freePort } from '../fixtures/free-port.ts';
+import { unassignedPort } from '../fixtures/free-port.ts';
 
 afterEach(killAllCliRuns);
 
@@ -17,7 +17,7 @@ const ESC = '\x1b[';
 
 describe('errors a person can act on', () => {
   it('a refused connection says ECONNREFUSED and the address on one line; --json carries the chain', async () => {
-    const port = await freePort();
+    const port = await unassignedPort();
     const url = `http://127.0.0.1:${port}/mcp`;
     // --max-attempts 0: no retries, so the first refusal is the error (by default the watcher waits for the server).
     const run = watchCli(['--json', '--max-attempts', '0', url]);

@@ -14,7 +14,7 @@ import { createClient } from '../../src/client/client.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import { startHttpFixture, type HttpFixture, type HttpFixtureOptions } from '../fixtures/http-fixture-process.ts';
 import { watchCliOfTest, type CliRun, type JsonLine } from './cli-process.ts';
-import { freePort } from '../fixtures/free-port.ts';
+import { unassignedPort } from '../fixtures/free-port.ts';
 
 /** Our HTTP fixture, stopped when the test ends. */
 async function ownServer(onTestFinished: TestContext['onTestFinished'], options?: HttpFixtureOptions): Promise<HttpFixture> {
@@ -110,9 +110,12 @@ describe.concurrent('watch, with its server gone', () => {
     });
   });
 
-  /** The address our HTTP server will have, with nothing listening on it yet (no server started and killed to find it). */
+  /**
+   * The address our HTTP server will have, with nothing listening on it yet (no server started and killed to find it),
+   * below the ephemeral range: no other test's server can come up there meanwhile.
+   */
   async function downAddress(): Promise<{ port: number; url: string }> {
-    const port = await freePort();
+    const port = await unassignedPort();
     return { port, url: `http://127.0.0.1:${port}/mcp` };
   }
 

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { createClient } from 'redis';
-import { freePort } from '../fixtures/free-port.ts';
+import { unassignedPort } from '../fixtures/free-port.ts';
 
 export interface RedisProcess {
   readonly port: number;
@@ -55,13 +55,13 @@ function killed(child: ChildProcess): Promise<void> {
 }
 
 export async function startRedis(): Promise<RedisProcess> {
-  let port = await freePort();
+  let port = await unassignedPort();
   let child: ChildProcess;
   try {
     child = await launch(port);
   } catch {
     // The port was taken between the probe and the launch: one more try on another.
-    port = await freePort();
+    port = await unassignedPort();
     child = await launch(port);
   }
   return {
