@@ -16,6 +16,7 @@ import { httpTransport } from '../../src/transport/http.ts';
 import { nextEvent, recordEvents } from '../fixtures/client-events.ts';
 import { startHttpFixture, type HttpFixture, type HttpFixtureKind } from '../fixtures/http-fixture-process.ts';
 import { sharedHttpFixtures } from '../fixtures/shared-http-fixtures.ts';
+import { unassignedPort } from '../fixtures/free-port.ts';
 
 const clients: McpClient[] = [];
 const fixtures: HttpFixture[] = [];
@@ -91,9 +92,9 @@ describe('client over loopback HTTP', () => {
   });
 
   it('a network failure is an error, not evidence of a legacy server', async () => {
-    const fixture = await serve('official');
-    await fixture.stop();
-    const client = connectTo(fixture);
+    // Nothing listens there, and no other test's server can be given that port meanwhile.
+    const client = createClient({ transport: httpTransport({ url: `http://127.0.0.1:${await unassignedPort()}/mcp` }) });
+    clients.push(client);
     const failure = await client.connect().catch((error: unknown) => error);
     expect(failure).not.toBeInstanceOf(NegotiationError);
     expect((failure as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });

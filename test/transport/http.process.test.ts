@@ -16,6 +16,7 @@ import { httpTransport, type HttpTransportOptions } from '../../src/transport/ht
 import { SseFrameSplitter } from '../../src/transport/sse-stream.ts';
 import { InvalidToolHeaderAnnotationError } from '../../src/transport/tool-param-headers.ts';
 import type { ClientTransport } from '../../src/transport/transport.ts';
+import { unassignedPort } from '../fixtures/free-port.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { RecordingEvents, resultOf } from './recording-events.ts';
 
@@ -360,10 +361,8 @@ describe('http transport, wire details (scripted peers)', () => {
   });
 
   it('rejects a send to a refused connection and reports the transport failed once', async () => {
-    const url = await scriptedServer(() => undefined);
-    const server = openServers.pop()!;
-    await new Promise((resolve) => server.close(resolve));
-    const { transport, events } = await open({ url });
+    // Nothing listens there, and no other test's server can be given that port meanwhile.
+    const { transport, events } = await open({ url: `http://127.0.0.1:${await unassignedPort()}/mcp` });
     await expect(transport.send(modernRequest(1, 'server/discover'))).rejects.toThrow();
     const closed = await events.whenClosed();
     expect(closed.type).toBe('failed');
