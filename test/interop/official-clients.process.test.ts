@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
-import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
+import { buildFixtureServer, FIXTURE_URIS, MEASURE_OUTPUT_SCHEMA } from '../fixtures/own-server-setup.ts';
 import { PROMPTS_CHANGED, RESOURCE_UPDATED, RESOURCES_CHANGED, TOOLS_CHANGED } from '../server/official-peers.ts';
 import { CLIENT_KINDS, closeAllClients, LISTS, OWN_FIXTURE_LISTS as EXPECTED, type ClientPeer, type Where } from './official-clients.ts';
 
@@ -58,6 +58,24 @@ describe.each(CELLS)('%s against our server over %s', (_name, transport, kind) =
   it('reads a resource and calls a tool', { timeout: PEER_TIMEOUT }, async () => {
     expect(await peer.read(OTHER)).toBe(`content of ${OTHER}`);
     expect(await peer.call('echo', { text: 'hello across' })).toBe('hello across');
+  });
+
+  // Each client checks a structured result against the outputSchema it listed (the sdk 1.x client, the schemas of
+  // the last page it listed: here the page with the tool) and throws when it does not fit.
+  it('lists the outputSchema of a tool and takes its structured result, checked against it', { timeout: PEER_TIMEOUT }, async () => {
+    expect(await peer.listedTool('measure')).toMatchObject({ outputSchema: MEASURE_OUTPUT_SCHEMA });
+    expect(await peer.callForResult('measure', { text: 'across' })).toEqual({
+      text: JSON.stringify({ length: 6, upper: 'ACROSS' }),
+      structuredContent: { length: 6, upper: 'ACROSS' },
+      isError: false,
+    });
+  });
+
+  it('gets a tool error, not content its client refuses, when a handler breaks its outputSchema', { timeout: PEER_TIMEOUT }, async () => {
+    await peer.listedTool('measure');
+    const outcome = await peer.callForResult('measure', { text: 'across', wrong: true });
+    expect(outcome).toMatchObject({ isError: true, structuredContent: undefined });
+    expect(outcome.text).toMatch(/structured content.*measure/i);
   });
 
   it('receives every list change and the updates of the resource it watches, and nothing else', { timeout: PEER_TIMEOUT }, async () => {

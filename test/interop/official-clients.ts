@@ -39,7 +39,7 @@ export type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 /** What our fixture server (own-server-setup.ts) lists, in its order (by key). */
 export const OWN_FIXTURE_LISTS: Readonly<Record<ListName, readonly string[]>> = {
   tools: [
-    'echo', 'emit', 'log', 'progress', 'shutdown', 'slow', 'stats', 'test_logging_tool', 'test_missing_capability',
+    'echo', 'emit', 'log', 'measure', 'progress', 'shutdown', 'slow', 'stats', 'test_logging_tool', 'test_missing_capability',
     'test_simple_text', 'test_streaming_elicitation', 'test_trigger_prompt_change', 'test_trigger_tool_change',
   ],
   prompts: ['greeting', 'test_simple_prompt'],
@@ -71,6 +71,10 @@ export interface ClientPeer {
   read(uri: string): Promise<string>;
   /** The text of the first content block of a tool result. */
   call(name: string, args: Record<string, unknown>): Promise<string>;
+  /** A tool call's whole result, as the client's own checks (of structured content, say) let it through. */
+  callForResult(name: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  /** The tool named `name` as the client lists it (every page walked). */
+  listedTool(name: string): Promise<ListedTool | undefined>;
   /**
    * Asks for every list change and for updates of `uri`: modern, one listen
    * stream naming all of them; legacy, resources/subscribe for `uri` (list
@@ -78,6 +82,28 @@ export interface ClientPeer {
    */
   watch(uri: string): Promise<void>;
 }
+
+/** What a client hands over of a tool result. */
+export interface CallOutcome {
+  /** The first content block's text. */
+  text: string;
+  structuredContent: unknown;
+  isError: boolean;
+}
+
+/** A listed tool, as far as these tests look at it. */
+export interface ListedTool {
+  name: string;
+  outputSchema?: unknown;
+}
+
+type ToolResultShape = { content?: unknown; structuredContent?: unknown; isError?: boolean };
+
+const outcomeOf = (result: ToolResultShape): CallOutcome => ({
+  text: firstText((result.content ?? []) as unknown[]),
+  structuredContent: result.structuredContent,
+  isError: result.isError === true,
+});
 
 /** One column of the matrix: a client library in one era. */
 export interface ClientKind {
@@ -111,7 +137,9 @@ function officialPeer(client: Client): ClientPeer {
       return { keys: result[list].map((item) => keyOf(item, list)), pages };
     },
     read: async (uri) => firstText((await client.readResource({ uri })).contents),
-    call: async (name, args) => firstText((await client.callTool({ name, arguments: args })).content as unknown[]),
+    call: async (name, args) => outcomeOf(await client.callTool({ name, arguments: args })).text,
+    callForResult: async (name, args) => outcomeOf(await client.callTool({ name, arguments: args })),
+    listedTool: async (name) => (await client.listTools()).tools.find((tool) => tool.name === name),
     async watch(uri) {
       if (client.getProtocolEra() === 'legacy') await client.subscribeResource({ uri });
       else await client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: [uri] });
@@ -172,7 +200,17 @@ async function connectSdk(where: Where): Promise<ClientPeer> {
       return { keys, pages };
     },
     read: async (uri) => firstText((await client.readResource({ uri })).contents),
-    call: async (name, args) => firstText((await client.callTool({ name, arguments: args })).content as unknown[]),
+    call: async (name, args) => outcomeOf(await client.callTool({ name, arguments: args }) as ToolResultShape).text,
+    callForResult: async (name, args) => outcomeOf(await client.callTool({ name, arguments: args }) as ToolResultShape),
+    async listedTool(name) {
+      for (let cursor: string | undefined, first = true; first || cursor !== undefined; first = false) {
+        const result = await client.listTools(cursor === undefined ? undefined : { cursor });
+        const found = result.tools.find((tool) => tool.name === name);
+        if (found) return found;
+        cursor = result.nextCursor;
+      }
+      return undefined;
+    },
     watch: async (uri) => void (await client.subscribeResource({ uri })),
   };
 }

@@ -46,6 +46,8 @@ export interface ServerPeer {
   readonly lists: { tools: unknown; prompts: unknown; resources: unknown; resourceTemplates: unknown };
   readonly read: { uri: string; text: unknown };
   readonly call: { name: string; args: Record<string, string>; text: string };
+  /** A tool with an outputSchema, called: its structured content. */
+  readonly structured: { name: string; args: Record<string, string>; content: Record<string, unknown> };
   /** The URI the test watches for updates. */
   readonly watched: string;
   /**
@@ -100,6 +102,9 @@ async function emitEverything(client: McpClient, watching: Watching): Promise<st
 }
 
 const FILLERS = [1, 2, 3, 4, 5].map((n) => `filler-${n}`);
+const echoCall = { name: 'echo', args: { text: 'across' }, text: 'across' };
+/** The official fixtures' tool with an outputSchema (test/fixtures/measure-tool.ts). */
+const measureCall = { name: 'measure', args: { text: 'across' }, content: { length: 6, upper: 'ACROSS' } };
 
 /** The official server 2.4.0 over serveStdio (test/fixtures/official-stdio-server.ts), in the era the client asks for. */
 const officialStdioPeer = (era: Era): ServerPeer => ({
@@ -109,13 +114,14 @@ const officialStdioPeer = (era: Era): ServerPeer => ({
   ask: era === 'legacy' ? 'legacy' : 'auto',
   open: stdio(() => officialStdio()),
   lists: {
-    tools: ['echo', 'slow', 'emit', 'progress', 'subscriptions', ...FILLERS],
+    tools: ['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure', ...FILLERS],
     prompts: ['greeting'],
     resources: RESOURCE_URIS,
     resourceTemplates: [],
   },
   read: { uri: OTHER, text: 'Resource 2' },
-  call: { name: 'echo', args: { text: 'across' }, text: 'across' },
+  call: echoCall,
+  structured: measureCall,
   watched: WATCHED,
   provoke: emitEverything,
 });
@@ -123,7 +129,6 @@ const officialStdioPeer = (era: Era): ServerPeer => ({
 /** What the HTTP fixtures of both SDKs list. */
 const fixtureLists = (tools: string[]) => ({ tools, prompts: ['greeting'], resources: RESOURCE_URIS, resourceTemplates: [] });
 const fixtureRead = { uri: OTHER, text: `content of ${OTHER}` };
-const echoCall = { name: 'echo', args: { text: 'across' }, text: 'across' };
 
 const sdkPeer = (transport: 'stdio' | 'http'): ServerPeer => ({
   name: '@modelcontextprotocol/sdk 1.32.2 server',
@@ -131,9 +136,10 @@ const sdkPeer = (transport: 'stdio' | 'http'): ServerPeer => ({
   era: 'legacy',
   ask: 'auto',
   open: transport === 'stdio' ? stdio(() => stdioPeer('sdk-stdio-server.ts')) : http(() => startHttpFixture('legacy')),
-  lists: fixtureLists(['echo', 'slow', 'emit', 'progress', 'subscriptions']),
+  lists: fixtureLists(['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure']),
   read: fixtureRead,
   call: echoCall,
+  structured: measureCall,
   watched: WATCHED,
   provoke: emitEverything,
 });
@@ -173,6 +179,8 @@ const everythingPeer = (transport: 'stdio' | 'http'): ServerPeer => ({
   },
   read: { uri: EVERYTHING_DOC, text: expect.stringContaining('Everything Server – Architecture') },
   call: { name: 'echo', args: { message: 'across' }, text: 'Echo: across' },
+  // Its outputSchema is made from zod.
+  structured: { name: 'get-structured-content', args: { location: 'Chicago' }, content: { temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 } },
   watched: EVERYTHING_DOC,
   provoke: everythingChanges,
 });
@@ -187,9 +195,10 @@ export const SERVER_PEERS: readonly ServerPeer[] = [
     era: 'modern',
     ask: 'auto',
     open: http(() => startHttpFixture('official')),
-    lists: fixtureLists(['echo', 'slow', 'emit', 'progress']),
+    lists: fixtureLists(['echo', 'slow', 'emit', 'measure', 'progress']),
     read: fixtureRead,
     call: echoCall,
+    structured: measureCall,
     watched: WATCHED,
     provoke: emitEverything,
   },
