@@ -2,20 +2,23 @@
  * The consumer test (`npm run test:consumer`; .ci/run runs it): packs this
  * repository as npm would publish it, installs the tarball into fresh
  * temporary projects with npm and with pnpm (no hoisting, so an undeclared
- * dependency fails), and uses it there as a Node service would. Every check is
- * its own step; a failing step says what failed and the others still run.
+ * dependency fails), and uses it there as a Node service would, under this
+ * Node and under each other release `engines` names a bound of or that leads
+ * a later LTS line (OTHER_NODES). Every check is its own step; a failing step
+ * says what failed and the others still run.
  *
  *   npx tsx test/consumer/run.ts [--keep]   (--keep: leave the temporary projects for a look)
  *
  * Prints one line per step and `consumer test: N steps passed, M failed`;
  * writes the counts to .tmp/consumer.json for .ci/run's closing line. Needs
- * only the npm registry (pnpm comes from devDependencies).
+ * only the npm registry (pnpm comes from devDependencies, the other Node
+ * binaries from its node-<platform>-<arch> packages).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertSucceeded, Child, runInstall, runToEnd } from './child.ts';
+import { assertSucceeded, Child, cleanEnv, runInstall, runToEnd } from './child.ts';
 import { checkClientOutput, checkTarball, checkTypeDiagnostics, type PackedFile } from './checks.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -94,6 +97,34 @@ const pnpm: Manager = {
   },
 };
 
+/**
+ * The installed package used as a service would, by `node` (a path): an ES module and a CommonJS client each
+ * starting a stdio server from a second file, and the CLI's bin through npx. The bin's `#!/usr/bin/env node` and
+ * the `node` it starts a server with are the first on PATH, so that directory goes first.
+ */
+async function runAsAService(dir: string, label: (what: string) => string, node: string): Promise<void> {
+  const env = { ...cleanEnv(), PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+  for (const [file, kind] of [['client.mjs', 'import'], ['client.cjs', 'require()']] as const) {
+    await step(label(`${file} (${kind}): a stdio server from a second file, tools listed, one tools/list_changed via listen and via subscribeNotifications`), async () => {
+      const ran = assertSucceeded(await runToEnd(node, [file], { cwd: dir, env, timeoutMs: RUN_MS }), `node ${file}`);
+      return checkClientOutput(ran.stdout);
+    });
+  }
+
+  await step(label('npx mcp-actors watch -- node server.mjs prints the connected line'), async () => {
+    const watch = new Child('npx', ['--no', 'mcp-actors', 'watch', '--', 'node', 'server.mjs'], { cwd: dir, env, timeoutMs: RUN_MS });
+    try {
+      // Either era: a server of the user's gets the default 2 s probe, which a very busy machine can outlast.
+      await watch.waitFor(/connected era (modern|legacy)/);
+    } finally {
+      // npx, the watcher and the server it started; Ctrl-C and exit codes are the CLI tests' business.
+      watch.kill('SIGTERM');
+      await watch.finished;
+    }
+    return watch.stdout.split('\n').find((line) => line.includes('connected'))?.trim();
+  });
+}
+
 /** The xstate-only project's diagnostics, computed once (see checkTypeDiagnostics). */
 let xstateAlone: string[] | undefined;
 
@@ -111,25 +142,7 @@ for (const manager of tarball ? [npm, pnpm] : []) {
   });
   if (!installed) continue;
 
-  for (const [file, kind] of [['client.mjs', 'import'], ['client.cjs', 'require()']] as const) {
-    await step(label(`${file} (${kind}): a stdio server from a second file, tools listed, one tools/list_changed via listen and via subscribeNotifications`), async () => {
-      const ran = assertSucceeded(await runToEnd(process.execPath, [file], { cwd: dir, timeoutMs: RUN_MS }), `node ${file}`);
-      return checkClientOutput(ran.stdout);
-    });
-  }
-
-  await step(label('npx mcp-actors watch -- node server.mjs prints the connected line'), async () => {
-    const watch = new Child('npx', ['--no', 'mcp-actors', 'watch', '--', 'node', 'server.mjs'], { cwd: dir, timeoutMs: RUN_MS });
-    try {
-      // Either era: a server of the user's gets the default 2 s probe, which a very busy machine can outlast.
-      await watch.waitFor(/connected era (modern|legacy)/);
-    } finally {
-      // npx, the watcher and the server it started; Ctrl-C and exit codes are the CLI tests' business.
-      watch.kill('SIGTERM');
-      await watch.finished;
-    }
-    return watch.stdout.split('\n').find((line) => line.includes('connected'))?.trim();
-  });
+  await runAsAService(dir, label, process.execPath);
 
   await step(label('npx mcp-actors watch --inspect: the local page ships in the package and is served on loopback'), async () => {
     const watch = new Child('npx', ['--no', 'mcp-actors', 'watch', '--inspect', '--inspect-port', '0', '--', 'node', 'server.mjs'], { cwd: dir, timeoutMs: RUN_MS });
@@ -160,6 +173,33 @@ for (const manager of tarball ? [npm, pnpm] : []) {
     await step(label(`tsc --noEmit, ${resolution}, strict + exactOptionalPropertyTypes + noUncheckedIndexedAccess, skipLibCheck false`), async () =>
       checkTypeDiagnostics(await tsc(`tsconfig.${resolution}.json`), xstateAlone ?? []),
     );
+  }
+}
+
+/**
+ * The Node releases the package's `engines` ("^20.19.0 || >=22.12.0") admits besides the one running this test:
+ * the lower bound of each range (require() of an ES module, which client.cjs does, is unflagged from 20.19 and
+ * 22.12) and the newest release of each later LTS line. Their binaries come from the npm registry's
+ * node-<platform>-<arch> packages, the one network CI has.
+ */
+const OTHER_NODES = ['20.19.0', '22.12.0', '24.22.3', '26.12.1'];
+
+if (tarball) {
+  const consumer = join(work, 'npm-consumer');
+  for (const version of OTHER_NODES.filter((version) => `v${version}` !== process.version)) {
+    const label = (what: string) => `node ${version}: ${what}`;
+    const prefix = join(work, `node-${version}`);
+    const node = join(prefix, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
+    const installed = await step(label(`node-${process.platform}-${process.arch}@${version} from the registry`), async () => {
+      mkdirSync(prefix);
+      writeFileSync(join(prefix, 'package.json'), `${JSON.stringify({ name: `node-${version}`, version: '1.0.0', private: true }, null, 2)}\n`);
+      await npm.install(prefix, [`node-${process.platform}-${process.arch}@${version}`], false);
+      const ran = assertSucceeded(await runToEnd(node, ['--version'], { cwd: prefix, timeoutMs: RUN_MS }), `${node} --version`);
+      if (ran.stdout.trim() !== `v${version}`) throw new Error(`${node} --version printed ${ran.stdout.trim()}`);
+    });
+    if (installed) await runAsAService(consumer, label, node);
+    // About 200 MB each.
+    rmSync(prefix, { recursive: true, force: true });
   }
 }
 
