@@ -4,6 +4,7 @@
  * carries an error the peer sent; every other class is a local failure.
  */
 import { isMcpActorsError, McpActorsError, messageOf } from '../../machines/errors.ts';
+import type { ElicitUrlParams } from './client-request-shapes.ts';
 import type { JsonRpcErrorObject, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 import { retryAfterOf } from './retry-after.ts';
 import { describeValue } from './shape-check.ts';
@@ -13,7 +14,8 @@ export { NegotiationError } from '../../machines/negotiation-errors.ts';
 
 /** A JSON-RPC error object returned by the peer. */
 export class RpcError extends McpActorsError {
-  override readonly name = 'RpcError';
+  // A string, not the literal: UrlElicitationRequiredError is an RpcError of its own name.
+  override readonly name: string = 'RpcError';
   readonly code = 'rpc_error';
   /** The JSON-RPC error code the peer sent (e.g. -32602). */
   readonly rpcCode: number;
@@ -23,6 +25,28 @@ export class RpcError extends McpActorsError {
     super(`${method ? `${method}: ` : ''}${error.message} (${error.code})`);
     this.rpcCode = error.code;
     this.data = error.data;
+  }
+}
+
+/** The JSON-RPC code of UrlElicitationRequiredError (2025-11-25). */
+export const URL_ELICITATION_REQUIRED = -32042;
+
+/**
+ * The server's -32042 (2025-11-25): it cannot answer until the user has
+ * completed the URL-mode elicitations in `elicitations` (a sign-in to a third
+ * party, say). Show each `message` and `url`; the server may send
+ * `notifications/elicitation/complete` with an `elicitationId` when one is
+ * done, after which the request can be sent again.
+ */
+export class UrlElicitationRequiredError extends RpcError {
+  override readonly name = 'UrlElicitationRequiredError';
+  constructor(
+    error: JsonRpcErrorObject,
+    /** The elicitations, as the server sent them in `data.elicitations`. */
+    readonly elicitations: ElicitUrlParams[],
+    method?: string,
+  ) {
+    super(error, method);
   }
 }
 

@@ -56,7 +56,10 @@ export interface ClientAsker {
 export class UndeclaredClientCapabilityError extends McpActorsError {
   override readonly name = 'UndeclaredClientCapabilityError';
   readonly code = 'client_capability_undeclared';
-  constructor(/** The request the handler tried to send. */ readonly method: ClientMethod, /** The capability it needs, as the client would declare it. */ readonly required: Record<string, object>) {
+  constructor(
+    /** The request (or notification) the handler tried to send. */ readonly method: ClientMethod | 'notifications/elicitation/complete',
+    /** The capability it needs, as the client would declare it. */ readonly required: Record<string, object>,
+  ) {
     super(`The client did not declare the ${Object.keys(required).join(', ')} capability that ${method} needs`);
   }
 }
@@ -78,7 +81,7 @@ const AUTO_KEY_PREFIX: Record<ClientMethod, string> = {
 };
 
 /** The capability a method needs, as the `requiredCapabilities` data of -32021 names it. */
-function requiredCapability(method: ClientMethod, params: JsonObject): Record<string, object> | undefined {
+export function requiredCapability(method: ClientMethod, params: JsonObject): Record<string, object> | undefined {
   switch (method) {
     case 'elicitation/create':
       return params.mode === 'url' ? { elicitation: { url: {} } } : { elicitation: {} };
@@ -89,7 +92,8 @@ function requiredCapability(method: ClientMethod, params: JsonObject): Record<st
   }
 }
 
-function declares(capabilities: Readonly<Record<string, unknown>>, needed: Record<string, object>): boolean {
+/** Whether the client's capabilities include every one `needed` names. */
+export function declares(capabilities: Readonly<Record<string, unknown>>, needed: Record<string, object>): boolean {
   return Object.entries(needed).every(([name, sub]) => {
     const declared = capabilities[name];
     if (!isJsonObject(declared)) return false;

@@ -6,6 +6,7 @@
  */
 import type { Era } from '../../machines/era.ts';
 import { McpActorsError } from '../../machines/errors.ts';
+import { URL_ELICITATION_REQUIRED } from '../protocol/errors.ts';
 import { ErrorCode, type JsonRpcErrorObject, type RequestId } from '../protocol/jsonrpc.ts';
 
 /** The root of the errors the server answers with on the wire: a JSON-RPC error code, an HTTP status and optional `data`. A handler that throws one answers with it. */
@@ -119,6 +120,42 @@ export class ResourceNotFoundError extends WireError {
     super(`Resource not found: ${uri}`);
     this.rpcCode = era === 'modern' ? ErrorCode.InvalidParams : -32002;
     this.data = { uri };
+  }
+}
+
+/** One page UrlElicitationRequiredError sends the user to. */
+export interface RequiredUrlElicitation {
+  /** Why the user is sent there. */
+  message: string;
+  /** The page the user completes the interaction on. */
+  url: string;
+  /** The server's identifier of the elicitation, which `notifications/elicitation/complete` names. */
+  elicitationId: string;
+}
+
+/**
+ * A handler's answer that the user must first complete these URL-mode
+ * elicitations (a sign-in to a third party, say): -32042 with
+ * `data.elicitations` (2025-11-25). Throw it from a tool, prompt or resource
+ * handler; the client shows each page, and the request can be sent again
+ * once the user is done (`elicitationCompleteNotifier` tells it when). The
+ * modern era (2026-07-28) has no such error: there a handler asks with
+ * `context.elicit({ mode: 'url', … })`, which becomes an input-required
+ * round; thrown there, it still answers -32042.
+ */
+export class UrlElicitationRequiredError extends WireError {
+  override readonly name = 'UrlElicitationRequiredError';
+  readonly code = 'url_elicitation_required';
+  readonly rpcCode = URL_ELICITATION_REQUIRED;
+  override readonly data: { elicitations: (RequiredUrlElicitation & { mode: 'url' })[] };
+  constructor(
+    /** The pages, each with the `elicitationId` its completion will name; `mode: 'url'` is filled in. */
+    elicitations: readonly RequiredUrlElicitation[],
+    message = 'This request needs the user to complete an elicitation at a URL first',
+  ) {
+    super(message);
+    if (elicitations.length === 0) throw new TypeError('UrlElicitationRequiredError needs at least one elicitation');
+    this.data = { elicitations: elicitations.map((elicitation) => ({ ...elicitation, mode: 'url' as const })) };
   }
 }
 

@@ -63,6 +63,8 @@ export {
   MissingClientCapabilityError,
   ResourceNotFoundError,
   LimitExceededError,
+  UrlElicitationRequiredError,
+  type RequiredUrlElicitation,
 } from './errors.ts';
 export {
   InvalidClientAnswerError,

@@ -49,6 +49,7 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
     asker,
     inputRound: 0,
     steps: stepsInProcess(asker, core.limits.maxInputRounds),
+    notifySession: (json) => session.notify(json),
   });
   const shared = methods.answerShared(method, core.registry, params, core.pageSize, context, core.settled);
   if (shared) return shared;

@@ -151,6 +151,11 @@ export class LegacySession implements Audience {
     lane.offer(event.type, `{"jsonrpc":"2.0","method":"${LIST_CHANGED_METHOD[event.type]}"}`);
   }
 
+  /** Sends one notification a handler addressed to this session's client (an elicitation's completion), once it is initialized and while it lives. */
+  notify(json: string): void {
+    if (this.state === 'initialized') this.lane?.offer(`n${json}`, json);
+  }
+
   /**
    * A reconnect the replay buffer cannot fill: what was missed is unknown, so
    * the client is told everything it listens to may have changed.

@@ -15,7 +15,7 @@
  */
 import type { Era } from '../../machines/era.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
-import { clientInput, type ClientAsker, type ClientInput } from './client-input.ts';
+import { clientInput, declares, requiredCapability, UndeclaredClientCapabilityError, type ClientAsker, type ClientInput } from './client-input.ts';
 import { callUntilAnswered, checkJson, type HandlerCall, type InputSteps, type JsonValue } from './input-required.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
@@ -69,6 +69,17 @@ export interface RequestContext extends ClientInput {
   readonly state: JsonValue | undefined;
   /** Keeps `state` (plain JSON, else InvalidHandlerStateError) for the handler's later calls and rounds. */
   keep(state: JsonValue): void;
+  /**
+   * A function that tells the client the URL-mode elicitation `elicitationId`
+   * is complete (`notifications/elicitation/complete`, 2025-11-25): call it
+   * when the user has finished at the URL, during this request or after it,
+   * while the client's session lasts (later calls send nothing). Legacy: a
+   * client that did not declare `elicitation.url` throws
+   * UndeclaredClientCapabilityError here. Modern (2026-07-28) has no such
+   * notification, as the client's retry of the request carries the answer:
+   * the function does nothing.
+   */
+  elicitationCompleteNotifier(elicitationId: string): () => void;
 }
 
 /** Where request-scoped notifications for one request go. */
@@ -91,6 +102,8 @@ export interface RequestScope {
   /** How this era carries the requests a handler returns, and its state. */
   steps: InputSteps;
   inputResponses?: Record<string, JsonObject>;
+  /** Legacy: sends an unsolicited notification to the request's session (stdio connection or legacy HTTP session). */
+  notifySession?: (json: string) => void;
 }
 
 /** Each context's scope, for callHandler: kept off the context itself, which handlers see. */
@@ -126,6 +139,14 @@ export function createRequestContext(scope: RequestScope): RequestContext {
       steps.state = state;
     },
     ...clientInput(scope.asker, scope.clientCapabilities),
+    elicitationCompleteNotifier(elicitationId) {
+      const { notifySession } = scope;
+      if (scope.era === 'modern' || notifySession === undefined) return () => {};
+      const needed = requiredCapability('elicitation/create', { mode: 'url' })!;
+      if (!declares(scope.clientCapabilities, needed)) throw new UndeclaredClientCapabilityError('notifications/elicitation/complete', needed);
+      const json = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId } });
+      return () => notifySession(json);
+    },
     async progress(progress, total, message) {
       if (progressToken === undefined || signal.aborted) return;
       const params: Record<string, unknown> = { progressToken, progress };

@@ -39,8 +39,9 @@ export type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 /** What our fixture server (own-server-setup.ts) lists, in its order (by key). */
 export const OWN_FIXTURE_LISTS: Readonly<Record<ListName, readonly string[]>> = {
   tools: [
-    'echo', 'emit', 'log', 'measure', 'progress', 'shutdown', 'slow', 'stats', 'test_logging_tool', 'test_missing_capability',
-    'test_simple_text', 'test_streaming_elicitation', 'test_trigger_prompt_change', 'test_trigger_tool_change',
+    'connect-calendar', 'echo', 'emit', 'finish-sign-in', 'log', 'measure', 'progress', 'shutdown', 'slow', 'stats',
+    'test_logging_tool', 'test_missing_capability', 'test_simple_text', 'test_streaming_elicitation',
+    'test_trigger_prompt_change', 'test_trigger_tool_change',
   ],
   prompts: ['greeting', 'test_simple_prompt'],
   resources: [...FIXTURE_URIS, 'test://watched-resource'],

@@ -103,7 +103,7 @@ async function emitEverything(client: McpClient, watching: Watching): Promise<st
 
 const FILLERS = [1, 2, 3, 4, 5].map((n) => `filler-${n}`);
 const echoCall = { name: 'echo', args: { text: 'across' }, text: 'across' };
-/** The official fixtures' tool with an outputSchema (test/fixtures/measure-tool.ts). */
+/** The official fixtures' tool with an outputSchema (test/fixtures/official-fixture-tools.ts). */
 const measureCall = { name: 'measure', args: { text: 'across' }, content: { length: 6, upper: 'ACROSS' } };
 
 /** The official server 2.4.0 over serveStdio (test/fixtures/official-stdio-server.ts), in the era the client asks for. */
@@ -114,7 +114,7 @@ const officialStdioPeer = (era: Era): ServerPeer => ({
   ask: era === 'legacy' ? 'legacy' : 'auto',
   open: stdio(() => officialStdio()),
   lists: {
-    tools: ['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure', ...FILLERS],
+    tools: ['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure', 'connect-calendar', 'finish-sign-in', ...FILLERS],
     prompts: ['greeting'],
     resources: RESOURCE_URIS,
     resourceTemplates: [],
@@ -136,7 +136,7 @@ const sdkPeer = (transport: 'stdio' | 'http'): ServerPeer => ({
   era: 'legacy',
   ask: 'auto',
   open: transport === 'stdio' ? stdio(() => stdioPeer('sdk-stdio-server.ts')) : http(() => startHttpFixture('legacy')),
-  lists: fixtureLists(['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure']),
+  lists: fixtureLists(['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure', 'connect-calendar', 'finish-sign-in']),
   read: fixtureRead,
   call: echoCall,
   structured: measureCall,
