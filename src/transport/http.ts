@@ -3,8 +3,9 @@
  *
  * Every message is its own POST. A request's answer is a JSON body or an SSE
  * stream scoped to that request; `send` resolves once the response headers
- * arrive with a 2xx status and the body is read in the background. A request
- * stream that ends before its response is reported with `requestStreamEnded`.
+ * arrive with a 2xx status and the body is read in the background
+ * (http-request-response.ts). A request stream that ends before its response
+ * is reported with `requestStreamEnded`.
  *
  * - Modern (2026-07-28, and the default until told otherwise, so the
  *   `server/discover` probe carries it): `MCP-Protocol-Version`,
@@ -40,19 +41,19 @@
  * gap (`reconnected`), so listeners and the cache refetch.
  */
 import { HttpStatusError, NotConnectedError, StreamEndedError, TransportStartError } from '../protocol/errors.ts';
-import type { ClassifiedFrame, FrameError, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
+import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { authHooks, type AuthHook } from './auth/http-hook.ts';
 import type { Fetch } from './auth/discovery.ts';
 import type { AuthProvider } from './auth/provider.ts';
-import { readJsonFrames, readRpcError } from './json-body.ts';
+import { readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
-import { followLegacyStream, openGetStream, type LegacyStreamHost } from './legacy-get-stream.ts';
+import { openGetStream } from './legacy-get-stream.ts';
+import { readRequestResponse, type RequestResponseHost } from './http-request-response.ts';
 import { DEFAULT_STALL_AFTER_MS } from './silence-watch.ts';
 import { OpenFetches } from './open-fetches.ts';
 import type { ResumeOptions } from './resumable-stream.ts';
-import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
 import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
   DEFAULT_MAX_BACKLOG_BYTES,
@@ -109,16 +110,13 @@ type Phase = 'new' | 'open' | 'failed' | 'closed';
 
 const isRequest = (message: JsonRpcMessage): message is JsonRpcRequest => 'method' in message && 'id' in message;
 
-const mediaType = (response: Response): string | undefined =>
-  response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
-
-/** Not exported: the members the legacy streams use (`LegacyStreamHost`) are reachable only through them. */
-class HttpClientTransport implements ClientTransport, LegacyStreamHost {
+/** Not exported: the members the response readers use (`RequestResponseHost`) are reachable only through them. */
+class HttpClientTransport implements ClientTransport, RequestResponseHost {
   readonly kind = 'http' as const;
   private phase: Phase = 'new';
   private events: TransportEvents | undefined;
   private endpoint: URL | undefined;
-  private protocol: { era: Era; version: string } = { era: 'modern', version: MODERN_VERSION };
+  protocol: { era: Era; version: string } = { era: 'modern', version: MODERN_VERSION };
   session = new LegacySession();
   /** Every open fetch: request streams (by id, for cancels) and the GET stream, for close(). */
   readonly fetches = new OpenFetches();
@@ -228,7 +226,7 @@ class HttpClientTransport implements ClientTransport, LegacyStreamHost {
       }
       return;
     }
-    void this.readResponse(response, request, controller);
+    void readRequestResponse(this, endpoint, response, request, controller);
   }
 
   /** One POST of `message`, with the headers of the era and the current bearer token. */
@@ -276,49 +274,16 @@ class HttpClientTransport implements ClientTransport, LegacyStreamHost {
     }
   }
 
-  /** Delivers one request's response body; reports the stream ended if it held no response to the request. */
-  private async readResponse(response: Response, request: JsonRpcRequest, controller: AbortController): Promise<void> {
-    const { id } = request;
-    let answered = false;
-    /** What the stream held instead of an answer (a frame too large, say): why it ended unanswered. */
-    let refused: FrameError | undefined;
-    const deliver = (frame: ClassifiedFrame): FrameVerdict => {
-      if (this.phase !== 'open' || controller.signal.aborted) return 'stop';
-      if (frame.kind === 'invalid') refused = frame.error;
-      if (frame.kind === 'response' && frame.message.id === id) {
-        answered = true;
-        if (this.protocol.era === 'legacy') this.session.noteFrame(frame, this.protocol.version);
-        else if (request.method === 'tools/list') frame = { kind: 'response', message: this.learnTools(frame.message) };
-      }
-      this.inbound(frame);
-      return answered ? 'stop' : 'continue';
-    };
-    let cause: unknown;
-    try {
-      const type = mediaType(response);
-      if (response.body === null) cause = new Error(`HTTP ${response.status} with no body`);
-      else if (type === 'text/event-stream' && this.protocol.era === 'legacy') {
-        const end = await followLegacyStream(this, this.endpoint!, response.body, controller, deliver);
-        if (end.type === 'lost') cause = end.cause;
-      } else if (type === 'text/event-stream') {
-        await readSseFrames(response.body, this.maxFrameBytes, deliver, { onComment: () => this.phase === 'open' && this.events?.keepAlive(id) });
-      }
-      else if (type === 'application/json') for (const frame of await readJsonFrames(response.body, this.maxFrameBytes)) deliver(frame);
-      else {
-        cause = new Error(`unexpected response content type ${type ?? '(none)'}`);
-        await response.body.cancel();
-      }
-    } catch (error) {
-      cause = error;
-    }
-    this.fetches.end(controller);
-    if (!answered && !controller.signal.aborted && this.phase === 'open') {
-      this.events?.requestStreamEnded(id, new StreamEndedError(id, { cause: cause ?? refused }));
-    }
+  keepAlive(id: RequestId): void {
+    if (this.phase === 'open') this.events?.keepAlive(id);
+  }
+
+  requestStreamEnded(id: RequestId, error: StreamEndedError): void {
+    if (this.phase === 'open') this.events?.requestStreamEnded(id, error);
   }
 
   /** Remembers the listed tools' marked arguments; reports and drops tools whose marks are invalid. */
-  private learnTools(response: JsonRpcResponse): JsonRpcResponse {
+  learnTools(response: JsonRpcResponse): JsonRpcResponse {
     if (!('result' in response)) return response;
     const { result, rejected } = this.toolParams.learn(response.result);
     for (const error of rejected) this.events?.error(error);
