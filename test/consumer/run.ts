@@ -99,13 +99,19 @@ const pnpm: Manager = {
 
 /**
  * The installed package used as a service would, by `node` (a path): an ES module and a CommonJS client each
- * starting a stdio server from a second file, and the CLI's bin through npx. The bin's `#!/usr/bin/env node` and
+ * starting a stdio server from a second file, an HTTP server and client in one process, and the CLI's bin
+ * through npx. The bin's `#!/usr/bin/env node` and
  * the `node` it starts a server with are the first on PATH, so that directory goes first.
  */
 async function runAsAService(dir: string, label: (what: string) => string, node: string): Promise<void> {
   const env = { ...cleanEnv(), PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
-  for (const [file, kind] of [['client.mjs', 'import'], ['client.cjs', 'require()']] as const) {
-    await step(label(`${file} (${kind}): a stdio server from a second file, tools listed, one tools/list_changed via listen and via subscribeNotifications`), async () => {
+  const clients = [
+    ['client.mjs', 'import: a stdio server from a second file'],
+    ['client.cjs', 'require(): a stdio server from a second file'],
+    ['http-client.mjs', 'our server on loopback HTTP, reached with this Node\'s fetch'],
+  ] as const;
+  for (const [file, kind] of clients) {
+    await step(label(`${file} (${kind}): tools listed, one tools/list_changed via listen and via subscribeNotifications`), async () => {
       const ran = assertSucceeded(await runToEnd(node, [file], { cwd: dir, env, timeoutMs: RUN_MS }), `node ${file}`);
       return checkClientOutput(ran.stdout);
     });

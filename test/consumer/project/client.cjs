@@ -2,7 +2,7 @@ const { join } = require('node:path');
 const lib = require('mcp-actors');
 const { run } = require('./scenario.cjs');
 
-run(lib, join(__dirname, 'server.cjs')).catch((error) => {
+run(lib, { serverFile: join(__dirname, 'server.cjs') }).catch((error) => {
   console.error(error);
   process.exit(1);
 });

@@ -7,4 +7,4 @@ import { run } from './scenario.cjs';
 for (const name of ['createTestClient', 'createTestChangeCache', 'SimulatedClock', 'inMemoryTransport', 'connectionActorOf', 'streamActorOf']) {
   if (typeof testing[name] !== 'function') throw new Error(`mcp-actors/testing does not export ${name}`);
 }
-await run(lib, fileURLToPath(new URL('./server.mjs', import.meta.url)));
+await run(lib, { serverFile: fileURLToPath(new URL('./server.mjs', import.meta.url)) });

@@ -1,12 +1,15 @@
-// The consumer's client, shared by client.mjs (import) and client.cjs
-// (require): for each era, start `serverFile` over stdio, list the tools,
-// open a listen stream (modern) or a notification listener (legacy), have the
-// server add a tool, and wait for the one tools/list_changed. Prints one JSON
-// line per era; any failure rejects (the caller exits 1).
-exports.run = async function run(lib, serverFile) {
+// The consumer's client, shared by client.mjs (import), client.cjs
+// (require) and http-client.mjs: for each era, connect (`serverFile` started
+// over stdio, or the HTTP endpoint of a fresh server, `url()`), list the
+// tools, open a listen stream (modern) or a notification listener (legacy),
+// have the server add a tool, and wait for the one tools/list_changed.
+// Prints one JSON line per era; any failure rejects (the caller exits 1).
+exports.run = async function run(lib, where) {
   for (const era of ['modern', 'legacy']) {
     const client = lib.createClient({
-      transport: lib.stdioTransport({ command: process.execPath, args: [serverFile] }),
+      transport: where.url
+        ? lib.httpTransport({ url: await where.url() })
+        : lib.stdioTransport({ command: process.execPath, args: [where.serverFile] }),
       era,
       reconnect: false,
     });

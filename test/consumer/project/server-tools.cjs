@@ -1,7 +1,8 @@
-// The consumer's server, shared by server.mjs (import) and server.cjs
-// (require): one tool, and `add_tool`, which defines another and tells every
-// client that the list changed. Exits once the client closes its stdin.
-exports.serve = function serve({ createServer }) {
+// The consumer's server, shared by server.mjs (import), server.cjs (require)
+// and http-client.mjs: one tool, and `add_tool`, which defines another and
+// tells every client that the list changed. Over stdio it exits once the
+// client closes its stdin.
+function build({ createServer }) {
   const server = createServer({ name: 'consumer-server', version: '1.0.0' });
   const text = (value) => ({ content: [{ type: 'text', text: value }] });
   server.defineTool('echo', { description: 'Echoes text', inputSchema: { type: 'object' } }, (args) => text(String(args.text)));
@@ -10,6 +11,12 @@ exports.serve = function serve({ createServer }) {
     server.notifyToolsListChanged();
     return text('added');
   });
+  return server;
+}
+exports.build = build;
+
+exports.serve = function serve(lib) {
+  const server = build(lib);
   const connection = server.serveStdio();
   void connection.closed.then(() => server.close()).then(() => process.exit(0));
 };
