@@ -1,7 +1,8 @@
 /**
  * One error class per condition, each with a fixed `name`, a stable `code`
- * and, where there is one, a `cause`. `RpcError` is the only class that
- * carries an error the peer sent; every other class is a local failure.
+ * and, where there is one, a `cause`. `RpcError` (with its
+ * UrlElicitationRequiredError) is the only class that carries an error the
+ * peer sent; every other class is a local failure.
  */
 import { isMcpActorsError, McpActorsError, messageOf } from '../../machines/errors.ts';
 import type { ElicitUrlParams } from './client-request-shapes.ts';
