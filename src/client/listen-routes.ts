@@ -53,7 +53,7 @@ export class ListenRoutes {
       if (!(error instanceof HttpStatusError)) return this.#endedUnanswered(id, handlers, error);
       // The server answered the listen with an HTTP error: it refused the stream.
       handle.release();
-      handlers.error(error.rpcError ? new RpcError(error.rpcError, 'subscriptions/listen') : error);
+      handlers.error(error.rpcError ? RpcError.of(error.rpcError, 'subscriptions/listen') : error);
     });
     return handle;
   }
@@ -75,7 +75,7 @@ export class ListenRoutes {
     const stream = response.id === null ? undefined : this.streams.get(response.id);
     if (!stream) return false;
     this.streams.delete(response.id!);
-    if (isFailure(response)) stream.error(new RpcError(response.error, 'subscriptions/listen'));
+    if (isFailure(response)) stream.error(RpcError.of(response.error, 'subscriptions/listen'));
     else stream.result(response.result);
     return true;
   }

@@ -3,9 +3,8 @@
  * timeout and AbortSignal cancellation. A request settles exactly once; a
  * response for an id that is not pending is reported, never guessed at.
  */
-import type { ElicitUrlParams } from '../protocol/client-request-shapes.ts';
-import { RequestAbortedError, RequestTimeoutError, RpcError, URL_ELICITATION_REQUIRED, UrlElicitationRequiredError } from '../protocol/errors.ts';
-import { isFailure, type JsonObject, type JsonRpcErrorObject, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.ts';
+import { RequestAbortedError, RequestTimeoutError, RpcError } from '../protocol/errors.ts';
+import { isFailure, type JsonObject, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.ts';
 
 interface Pending {
   method: string;
@@ -78,7 +77,7 @@ export class PendingRequests {
     if (response.id === null) return false;
     const entry = this.#pending.get(response.id);
     if (!entry || !this.#settle(response.id)) return false;
-    if (isFailure(response)) entry.reject(rpcErrorOf(response.error, entry.method));
+    if (isFailure(response)) entry.reject(RpcError.of(response.error, entry.method));
     else entry.resolve(response.result);
     return true;
   }
@@ -106,24 +105,4 @@ export class PendingRequests {
     if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
     return true;
   }
-}
-
-const isUrlElicitation = (value: unknown): value is ElicitUrlParams => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const { mode, message, url, elicitationId } = value as Record<string, unknown>;
-  return mode === 'url' && typeof message === 'string' && typeof url === 'string' && typeof elicitationId === 'string';
-};
-
-/**
- * The error a JSON-RPC error response stands for: a -32042 whose `data.elicitations` are URL elicitations is a
- * UrlElicitationRequiredError, anything else (a -32042 with malformed data too: the server's words are kept) an
- * RpcError.
- */
-function rpcErrorOf(error: JsonRpcErrorObject, method?: string): RpcError {
-  if (error.code !== URL_ELICITATION_REQUIRED) return new RpcError(error, method);
-  const data = error.data;
-  const elicitations = typeof data === 'object' && data !== null ? (data as { elicitations?: unknown }).elicitations : undefined;
-  return Array.isArray(elicitations) && elicitations.length > 0 && elicitations.every(isUrlElicitation)
-    ? new UrlElicitationRequiredError(error, elicitations, method)
-    : new RpcError(error, method);
 }

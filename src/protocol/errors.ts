@@ -27,7 +27,25 @@ export class RpcError extends McpActorsError {
     this.rpcCode = error.code;
     this.data = error.data;
   }
+
+  /**
+   * The error a peer's JSON-RPC error object stands for: a -32042 whose `data.elicitations` are URL elicitations is
+   * a UrlElicitationRequiredError; anything else (a -32042 with malformed data too, its words kept) an RpcError.
+   */
+  static of(error: JsonRpcErrorObject, method?: string): RpcError {
+    const data = error.data;
+    const elicitations = typeof data === 'object' && data !== null ? (data as { elicitations?: unknown }).elicitations : undefined;
+    return error.code === URL_ELICITATION_REQUIRED && Array.isArray(elicitations) && elicitations.length > 0 && elicitations.every(isUrlElicitation)
+      ? new UrlElicitationRequiredError(error, elicitations, method)
+      : new RpcError(error, method);
+  }
 }
+
+const isUrlElicitation = (value: unknown): value is ElicitUrlParams => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { mode, message, url, elicitationId } = value as Record<string, unknown>;
+  return mode === 'url' && typeof message === 'string' && typeof url === 'string' && typeof elicitationId === 'string';
+};
 
 /** The JSON-RPC code of UrlElicitationRequiredError (2025-11-25). */
 export const URL_ELICITATION_REQUIRED = -32042;
