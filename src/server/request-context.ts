@@ -102,7 +102,7 @@ export interface RequestScope {
   /** How this era carries the requests a handler returns, and its state. */
   steps: InputSteps;
   inputResponses?: Record<string, JsonObject>;
-  /** Legacy: sends an unsolicited notification to the request's session (stdio connection or legacy HTTP session). */
+  /** Legacy only: sends an unsolicited notification to the request's session (stdio connection or legacy HTTP session). */
   notifySession?: (json: string) => void;
 }
 
@@ -141,7 +141,8 @@ export function createRequestContext(scope: RequestScope): RequestContext {
     ...clientInput(scope.asker, scope.clientCapabilities),
     elicitationCompleteNotifier(elicitationId) {
       const { notifySession } = scope;
-      if (scope.era === 'modern' || notifySession === undefined) return () => {};
+      // Only a legacy session has one: the modern era has no such notification.
+      if (notifySession === undefined) return () => {};
       const needed = requiredCapability('elicitation/create', { mode: 'url' })!;
       if (!declares(scope.clientCapabilities, needed)) throw new UndeclaredClientCapabilityError('notifications/elicitation/complete', needed);
       const json = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId } });

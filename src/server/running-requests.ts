@@ -8,6 +8,7 @@
  * they did not answer.
  */
 import { ServerClosingError } from './errors.ts';
+import { settledWithin } from './settled-within.ts';
 
 const settle = (): void => undefined;
 
@@ -42,11 +43,7 @@ export class RunningRequests {
    */
   async drain(timeoutMs: number): Promise<number> {
     if (this.#running.size === 0) return 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<'timed_out'>((resolve) => (timer = setTimeout(() => resolve('timed_out'), timeoutMs)));
-    const outcome = await Promise.race([Promise.all(this.#running.keys()).then(() => 'drained' as const), timedOut]);
-    clearTimeout(timer);
-    if (outcome === 'drained') return 0;
+    if (await settledWithin(Promise.all(this.#running.keys()), timeoutMs)) return 0;
     const late = [...this.#running.values()];
     const reason = new ServerClosingError(`Server is shutting down: the request ran past drainTimeoutMs (${timeoutMs} ms)`);
     for (const controller of late) controller.abort(reason);

@@ -33,6 +33,7 @@ import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.t
 import { Outbox } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
 import { requestKey } from './json-values.ts';
+import { settledWithin } from './settled-within.ts';
 
 /**
  * Small slices, one at a time: what the pipe will not take waits in the
@@ -116,10 +117,7 @@ export class StdioConnection implements StdioConnectionHandle {
    */
   async close(): Promise<void> {
     await Promise.all([...this.streams.values()].map((stream) => stream.complete()));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.core.limits.finishTimeoutMs)));
-    await Promise.race([this.outbox.flushed(), givenUp]);
-    clearTimeout(timer);
+    await settledWithin(this.outbox.flushed(), this.core.limits.finishTimeoutMs);
     this.shutDown();
   }
 
