@@ -113,7 +113,10 @@ export interface ClientKind {
   connect(where: Where): Promise<ClientPeer>;
 }
 
-const keyOf = (item: { name?: string; uri?: string; uriTemplate?: string }, list: ListName): string =>
+/** An item of any list, as far as these tests read it (a tool's `outputSchema` too). */
+type ListedItem = { name?: string; uri?: string; uriTemplate?: string; outputSchema?: unknown };
+
+const keyOf = (item: ListedItem, list: ListName): string =>
   (list === 'resources' ? item.uri : list === 'resourceTemplates' ? item.uriTemplate : item.name) ?? '';
 
 const firstText = (blocks: readonly unknown[]): string => (blocks[0] as { text?: string } | undefined)?.text ?? '';
@@ -126,20 +129,21 @@ function officialPeer(client: Client): ClientPeer {
     resources: () => client.listResources(),
     resourceTemplates: () => client.listResourceTemplates(),
   } as const;
+  const callForResult = async (name: string, args: Record<string, unknown>) => outcomeOf(await client.callTool({ name, arguments: args }));
   return {
     protocolVersion: client.getNegotiatedProtocolVersion(),
     changes: new NotificationLog(client, ALL_CHANGES),
     async list(list) {
       const before = wire(client).length;
-      const result = (await lists[list]()) as unknown as Record<ListName, { name?: string; uri?: string; uriTemplate?: string }[]>;
+      const result = (await lists[list]()) as unknown as Record<ListName, ListedItem[]>;
       const pages = wire(client)
         .slice(before)
         .filter((message) => Array.isArray((message.result as Record<string, unknown> | undefined)?.[list])).length;
       return { keys: result[list].map((item) => keyOf(item, list)), pages };
     },
     read: async (uri) => firstText((await client.readResource({ uri })).contents),
-    call: async (name, args) => outcomeOf(await client.callTool({ name, arguments: args })).text,
-    callForResult: async (name, args) => outcomeOf(await client.callTool({ name, arguments: args })),
+    call: async (name, args) => (await callForResult(name, args)).text,
+    callForResult,
     listedTool: async (name) => (await client.listTools()).tools.find((tool) => tool.name === name),
     async watch(uri) {
       if (client.getProtocolEra() === 'legacy') await client.subscribeResource({ uri });
@@ -184,31 +188,37 @@ async function connectSdk(where: Where): Promise<ClientPeer> {
     if (list === 'resources') return client.listResources(params);
     return client.listResourceTemplates(params);
   };
+  /** Each page's items, fetched as the caller goes on: one that stops early fetches no further page. */
+  async function* pages(list: ListName): AsyncGenerator<ListedItem[]> {
+    let cursor: string | undefined;
+    do {
+      const result = (await page(list, cursor)) as unknown as Record<string, unknown> & { nextCursor?: string };
+      yield result[list] as ListedItem[];
+      cursor = result.nextCursor;
+    } while (cursor !== undefined);
+  }
+  const callForResult = async (name: string, args: Record<string, unknown>) =>
+    outcomeOf((await client.callTool({ name, arguments: args })) as ToolResultShape);
   return {
     // The sdk 1.x client keeps the negotiated version to itself.
     protocolVersion: undefined,
     changes,
     async list(list) {
       const keys: string[] = [];
-      let pages = 0;
-      let cursor: string | undefined;
-      do {
-        const result = (await page(list, cursor)) as unknown as Record<string, unknown> & { nextCursor?: string };
-        pages++;
-        keys.push(...(result[list] as { name?: string; uri?: string; uriTemplate?: string }[]).map((item) => keyOf(item, list)));
-        cursor = result.nextCursor;
-      } while (cursor !== undefined);
-      return { keys, pages };
+      let count = 0;
+      for await (const items of pages(list)) {
+        count++;
+        keys.push(...items.map((item) => keyOf(item, list)));
+      }
+      return { keys, pages: count };
     },
     read: async (uri) => firstText((await client.readResource({ uri })).contents),
-    call: async (name, args) => outcomeOf(await client.callTool({ name, arguments: args }) as ToolResultShape).text,
-    callForResult: async (name, args) => outcomeOf(await client.callTool({ name, arguments: args }) as ToolResultShape),
+    call: async (name, args) => (await callForResult(name, args)).text,
+    callForResult,
     async listedTool(name) {
-      for (let cursor: string | undefined, first = true; first || cursor !== undefined; first = false) {
-        const result = await client.listTools(cursor === undefined ? undefined : { cursor });
-        const found = result.tools.find((tool) => tool.name === name);
-        if (found) return found;
-        cursor = result.nextCursor;
+      for await (const items of pages('tools')) {
+        const found = items.find((item) => item.name === name);
+        if (found) return found as ListedTool;
       }
       return undefined;
     },

@@ -72,6 +72,22 @@ function completions() {
 
 type Where = { transport: 'stdio' } | { transport: 'http'; url: string };
 
+/** What both libraries' clients offer that a peer is made of. */
+interface CallingClient {
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function peerOf(client: CallingClient, completion: OfficialPeer['completion']): OfficialPeer {
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+  return {
+    callFailure: (name) => call(name, {}).then(() => undefined, (error: unknown) => error),
+    call,
+    completion,
+    close: () => client.close(),
+  };
+}
+
 async function officialClient(era: 'legacy' | 'modern', where: Where): Promise<OfficialPeer> {
   const client = new OfficialClient({ name: 'url-elicitation', version: '1.0.0' }, {
     capabilities: URL_CAPABLE,
@@ -83,12 +99,7 @@ async function officialClient(era: 'legacy' | 'modern', where: Where): Promise<O
   await client.connect(where.transport === 'stdio'
     ? new StdioClientTransport({ command: process.execPath, args: [fixtureBundle(STDIO_FIXTURE)], stderr: 'inherit' })
     : new StreamableHTTPClientTransport(new URL(where.url)));
-  return {
-    callFailure: (name) => client.callTool({ name, arguments: {} }).then(() => undefined, (error: unknown) => error),
-    call: (name, args) => client.callTool({ name, arguments: args }),
-    completion: log.completion,
-    close: () => client.close(),
-  };
+  return peerOf(client, log.completion);
 }
 
 async function sdkClient(where: Where): Promise<OfficialPeer> {
@@ -99,12 +110,7 @@ async function sdkClient(where: Where): Promise<OfficialPeer> {
   await client.connect(where.transport === 'stdio'
     ? new SdkStdioTransport({ command: process.execPath, args: [fixtureBundle(STDIO_FIXTURE)], stderr: 'inherit' })
     : new SdkHttpTransport(new URL(where.url)));
-  return {
-    callFailure: (name) => client.callTool({ name, arguments: {} }).then(() => undefined, (error: unknown) => error),
-    call: (name, args) => client.callTool({ name, arguments: args }),
-    completion: log.completion,
-    close: () => client.close(),
-  };
+  return peerOf(client, log.completion);
 }
 
 const CLIENTS = [
