@@ -97,8 +97,8 @@ export {
   type InputRequiredResult,
   type InputRequest,
   type InputRequests,
-  type JsonValue,
 } from './input-required.ts';
+export type { JsonValue } from '../protocol/mcp-types.ts';
 export { newRequestStateKey } from './request-state.ts';
 export type { StreamEndReason } from './listen-stream.ts';
 export type { Inspector } from '../runtime/actor-options.ts';

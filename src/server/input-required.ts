@@ -13,12 +13,10 @@
  */
 import { McpActorsError } from '../../machines/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
+import type { JsonValue } from '../protocol/mcp-types.ts';
 import type { ClientAsker, ClientInput, CreateMessageParams, ElicitParams } from './client-input.ts';
 import { LimitExceededError } from './errors.ts';
 import type { RequestContext } from './request-context.ts';
-
-/** A JSON value: what a handler's own state may be (it travels sealed, as JSON, in the modern `requestState`). */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** One request for input a handler returns, in the shape of the spec's `InputRequest`. */
 export type InputRequest =

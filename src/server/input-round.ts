@@ -22,7 +22,8 @@ import { McpActorsError } from '../../machines/errors.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { answerProblem, type ClientAsker, type ClientMethod } from './client-input.ts';
 import { InvalidParamsError, InvalidRequestStateError, LimitExceededError } from './errors.ts';
-import type { InputRequests, InputSteps, JsonValue } from './input-required.ts';
+import type { JsonValue } from '../protocol/mcp-types.ts';
+import type { InputRequests, InputSteps } from './input-required.ts';
 import { isJsonObject } from './json-values.ts';
 import type { RequestStateContents, RequestStateSealer } from './request-state.ts';
 

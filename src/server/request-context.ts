@@ -16,7 +16,8 @@
 import type { Era } from '../../machines/era.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import { clientInput, declares, requiredCapability, UndeclaredClientCapabilityError, type ClientAsker, type ClientInput } from './client-input.ts';
-import { callUntilAnswered, checkJson, type HandlerCall, type InputSteps, type JsonValue } from './input-required.ts';
+import type { JsonValue } from '../protocol/mcp-types.ts';
+import { callUntilAnswered, checkJson, type HandlerCall, type InputSteps } from './input-required.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 /** A log message's severity, as `notifications/message` orders them (RFC 5424). */

@@ -13,7 +13,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { InvalidRequestStateError } from './errors.ts';
-import type { InputRequests, JsonValue } from './input-required.ts';
+import type { JsonValue } from '../protocol/mcp-types.ts';
+import type { InputRequests } from './input-required.ts';
 import { isJsonObject } from './json-values.ts';
 
 const IV_BYTES = 12;

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import { LimitExceededError } from '../../src/server/errors.ts';
-import { inputRequired, InvalidHandlerStateError, InvalidInputRequestError, stepsInProcess, type HandlerCall, type JsonValue } from '../../src/server/input-required.ts';
+import { inputRequired, InvalidHandlerStateError, InvalidInputRequestError, stepsInProcess, type HandlerCall } from '../../src/server/input-required.ts';
+import type { JsonValue } from '../../src/protocol/mcp-types.ts';
 import { InputRound } from '../../src/server/input-round.ts';
 import { callHandler, createRequestContext, type RequestContext } from '../../src/server/request-context.ts';
 import { newRequestStateKey, RequestStateSealer, type RequestStateContents } from '../../src/server/request-state.ts';
