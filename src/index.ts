@@ -52,6 +52,7 @@ export { CLIENT_REQUEST_CHANNEL, type ClientRequestTrace } from './client/reques
 export type { ClosedReason, ConnectionClosedReason } from '../machines/closed-reason.ts';
 export type { SubscriberMessage, SubscriptionRef, ResyncSnapshot, ResubscribeReport } from './client/messages.ts';
 export type { RequestOptions } from './client/ports.ts';
+export type { RequestMeta } from './protocol/request-meta.ts';
 export type { Clock, Inspector } from './runtime/actor-options.ts';
 /** @deprecated The same type as `Inspector`, under its earlier name. */
 export type { Inspector as Inspect } from './runtime/actor-options.ts';

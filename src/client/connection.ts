@@ -11,6 +11,7 @@ import { connectionMachine, DEFAULT_BACKOFF, type Negotiated } from '../../machi
 import { registerChild, unregisterChild } from '../runtime/xstate-internals.ts';
 import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import { ConnectionLostError, NotConnectedError, RequestAbortedError, StreamEndedError, UnexpectedResponseError } from '../protocol/errors.ts';
+import { withRequestMeta } from '../protocol/request-meta.ts';
 import { ErrorCode, type ClassifiedFrame, type FrameError, type JsonObject, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { Era } from '../protocol/versions.ts';
@@ -164,7 +165,10 @@ export class Connection implements ListenPort, ChildOwner {
 
   request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
     if (!this.#ready) return Promise.reject(new NotConnectedError(this.stateName(), method));
-    return traceClientRequest(method, this.era, () => this.#request(method, params, options).then(normalizeResultType));
+    // Async, so that a refused `meta` rejects; everything up to the send still runs synchronously, as before.
+    return traceClientRequest(method, this.era, async (traced) =>
+      normalizeResultType(await this.#request(method, withRequestMeta(method, params, { ...traced, ...options.meta }), options)),
+    );
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {

@@ -8,6 +8,7 @@ import type { RelistenPolicy } from '../../machines/subscription.machine.ts';
 import type { FilterError, NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import type { HttpStatusError, RpcError } from '../protocol/errors.ts';
+import type { RequestMeta } from '../protocol/request-meta.ts';
 import type { Era } from '../protocol/versions.ts';
 
 export type { ConnectionLifecycleEvent } from '../../machines/connection.machine.ts';
@@ -25,7 +26,7 @@ export interface ChildOwner {
   release(child: AnyActorRef): void;
 }
 
-/** Options of one request: cancellation, timeout and progress. */
+/** Options of one request: cancellation, timeout, progress and `_meta`. */
 export interface RequestOptions {
   /** Aborting it cancels the request (`notifications/cancelled`) and rejects with RequestAbortedError. */
   signal?: AbortSignal;
@@ -40,6 +41,14 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** With `resetTimeoutOnProgress`: the request gives up this long after it was sent, whatever its progress. */
   maxTotalTimeoutMs?: number;
+  /**
+   * Keys added to the request's `_meta`, in both eras: OpenTelemetry's trace context (`traceparent`, `tracestate`,
+   * `baggage`), a vendor's own prefixed keys, or `io.modelcontextprotocol/logLevel` (2026-07-28: the server sends
+   * this request's log messages at or above it, and none without it). Keys the client writes itself (its envelope,
+   * `progressToken`: use `onProgress`) and keys the spec's format does not allow reject with
+   * InvalidRequestMetaError before anything is sent.
+   */
+  meta?: RequestMeta;
 }
 
 /** Sends requests on the current connection; fails fast with NotConnectedError when it is not ready. */

@@ -178,6 +178,25 @@ export class UnserializableMessageError extends McpActorsError {
   }
 }
 
+/**
+ * A request's `meta` (RequestOptions) with a key the caller may not send: one the client writes itself (the envelope,
+ * `progressToken`), one the spec's key format does not allow, or a `logLevel` that is no log level. Nothing is sent.
+ */
+export class InvalidRequestMetaError extends McpActorsError {
+  override readonly name = 'InvalidRequestMetaError';
+  readonly code = 'invalid_request_meta';
+  constructor(
+    /** The request's method. */
+    readonly method: string,
+    /** The key refused. */
+    readonly key: string,
+    /** Why. */
+    readonly problem: string,
+  ) {
+    super(`${method}: _meta key ${JSON.stringify(key)} cannot be sent: ${problem}`);
+  }
+}
+
 /** An operation that belongs to the other era: `listen` on legacy, listeners on modern. */
 export class WrongEraError extends McpActorsError {
   override readonly name = 'WrongEraError';

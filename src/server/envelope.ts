@@ -5,7 +5,7 @@
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import { MetaKey, MODERN_VERSION } from '../protocol/versions.ts';
 import { InvalidEnvelopeError, UnsupportedVersionError } from './errors.ts';
-import { isLogLevel, type LogLevel } from './request-context.ts';
+import { isLogLevel, type LogLevel } from '../protocol/log-level.ts';
 import { isJsonObject } from './json-values.ts';
 
 export const SUPPORTED_MODERN_VERSIONS = [MODERN_VERSION];

@@ -33,7 +33,8 @@ export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, 
 export { InvalidCachingError, InvalidPromptError, InvalidToolSchemaError, InvalidUriTemplateError } from './definition-errors.ts';
 export type { ResourceTemplateDefinition, ResourceTemplateReader } from './resource-templates.ts';
 export { MAX_COMPLETION_VALUES, type CompleteCallback, type CompletionContext } from './completions.ts';
-export type { RequestContext, LogLevel } from './request-context.ts';
+export type { RequestContext } from './request-context.ts';
+export type { LogLevel } from '../protocol/log-level.ts';
 export type { SchemaValue, ToolArguments } from './schema-args.ts';
 export type {
   ToolDefinition,

@@ -3,12 +3,14 @@
  * any live state, everything else only after `initialize`.
  */
 import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
+import { isLogLevel } from '../protocol/log-level.ts';
+import { callerMeta } from '../protocol/request-meta.ts';
 import type { ServerCore } from './core.ts';
 import { InvalidParamsError, InvalidRequestError, MethodNotFoundError, NotInitializedError, toWireError } from './errors.ts';
 import type { LegacySession } from './legacy-session.ts';
 import * as methods from './methods.ts';
 import type { Outcome } from './outcome.ts';
-import { createRequestContext, isLogLevel, type ReplyChannel } from './request-context.ts';
+import { createRequestContext, type ReplyChannel } from './request-context.ts';
 import { isJsonObject } from './json-values.ts';
 import { stepsInProcess } from './input-required.ts';
 import { traceRequest } from './request-trace.ts';
@@ -43,6 +45,7 @@ async function answer(core: ServerCore, session: LegacySession, request: JsonRpc
     requestId: request.id,
     signal,
     clientCapabilities: session.clientCapabilities,
+    meta: callerMeta(meta),
     progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
     logThreshold: session.logLevel ?? 'debug',
     channel,

@@ -14,7 +14,7 @@ import { ClientRequests } from './client-requests.ts';
 import { LimitExceededError } from './errors.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 import { Lane, type Outbox } from './outbox.ts';
-import type { LogLevel } from './request-context.ts';
+import type { LogLevel } from '../protocol/log-level.ts';
 
 export type { SessionEndReason };
 

@@ -5,6 +5,7 @@
  * here, as the spec requires.
  */
 import type { JsonObject, JsonRpcRequest } from '../protocol/jsonrpc.ts';
+import { callerMeta } from '../protocol/request-meta.ts';
 import { MetaKey } from '../protocol/versions.ts';
 import { cacheHintFor } from './caching.ts';
 import type { ServerCore } from './core.ts';
@@ -48,6 +49,7 @@ async function answerModern(core: ServerCore, request: JsonRpcRequest, channel: 
       requestId: request.id,
       signal,
       clientCapabilities: envelope.clientCapabilities,
+      meta: callerMeta(params?._meta),
       progressToken: envelope.progressToken,
       logThreshold: envelope.logLevel,
       channel,

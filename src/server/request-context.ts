@@ -16,15 +16,10 @@
 import type { Era } from '../../machines/era.ts';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
 import { clientInput, declares, requiredCapability, UndeclaredClientCapabilityError, type ClientAsker, type ClientInput } from './client-input.ts';
+import { LOG_LEVELS, type LogLevel } from '../protocol/log-level.ts';
 import type { JsonValue } from '../protocol/mcp-types.ts';
 import { callUntilAnswered, checkJson, type HandlerCall, type InputSteps } from './input-required.ts';
 
-export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
-/** A log message's severity, as `notifications/message` orders them (RFC 5424). */
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export const isLogLevel = (value: unknown): value is LogLevel =>
-  typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value);
 
 /**
  * Besides the fields below, `elicit`, `createMessage` and `listRoots`
@@ -50,6 +45,11 @@ export interface RequestContext extends ClientInput {
   readonly signal: AbortSignal;
   /** The capabilities the client declared (legacy: at `initialize`; modern: in this request's envelope). */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /**
+   * The request's `_meta` as the client sent it (OpenTelemetry's `traceparent`, a vendor's keys, the
+   * `progressToken`), without the modern envelope's `io.modelcontextprotocol/*` keys, which the fields above carry.
+   */
+  readonly meta: Readonly<JsonObject>;
   /** Sends `notifications/progress` for this request, to its caller only; does nothing when the caller sent no progress token. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends a `notifications/message` log entry for this request, to its caller only. */
@@ -93,6 +93,7 @@ export interface RequestScope {
   requestId: RequestId;
   signal: AbortSignal;
   clientCapabilities: Record<string, unknown>;
+  meta: Readonly<JsonObject>;
   progressToken: string | number | undefined;
   /** Lowest level sent; undefined sends no log messages. */
   logThreshold: LogLevel | undefined;
@@ -130,6 +131,7 @@ export function createRequestContext(scope: RequestScope): RequestContext {
     requestId: scope.requestId,
     signal,
     clientCapabilities: scope.clientCapabilities,
+    meta: scope.meta,
     inputRound: scope.inputRound,
     inputResponses: scope.inputResponses ?? {},
     get state() {

@@ -8,7 +8,8 @@
  */
 import { tracingChannel } from 'node:diagnostics_channel';
 import type { Era } from '../../machines/era.ts';
-import type { RequestId } from '../protocol/jsonrpc.ts';
+import type { JsonObject, RequestId } from '../protocol/jsonrpc.ts';
+import { callerMeta } from '../protocol/request-meta.ts';
 import type { WireError } from './errors.ts';
 import type { Outcome } from './outcome.ts';
 
@@ -25,6 +26,11 @@ export interface ServerRequestTrace {
   readonly era: Era;
   /** The tool a `tools/call` names, the prompt a `prompts/get` names, the URI a `resources/read` names. */
   readonly target?: string;
+  /**
+   * The request's `_meta` as a handler sees it (`context.meta`): where a `start` subscriber finds the client's
+   * trace context (`traceparent`, `tracestate`, `baggage`) to continue its trace.
+   */
+  readonly meta: Readonly<JsonObject>;
   /** Set by `asyncEnd`: answered with a result, or with an error. */
   outcome?: 'result' | 'error';
   /** Set by `asyncEnd` when the outcome is an error: the error answered (its `rpcCode`, `message`, `data`). */
@@ -48,7 +54,13 @@ export function traceRequest(
 ): Promise<Outcome> {
   if (!channel.hasSubscribers) return answer();
   const target = targetOf(request.method, request.params);
-  const trace: ServerRequestTrace = { method: request.method, requestId: request.id, era, ...(target === undefined ? {} : { target }) };
+  const trace: ServerRequestTrace = {
+    method: request.method,
+    requestId: request.id,
+    era,
+    meta: callerMeta((request.params as { _meta?: unknown } | null | undefined)?._meta),
+    ...(target === undefined ? {} : { target }),
+  };
   return channel.tracePromise(async () => {
     const outcome = await answer();
     trace.outcome = outcome.kind === 'error' ? 'error' : 'result';

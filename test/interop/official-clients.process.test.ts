@@ -60,6 +60,12 @@ describe.each(CELLS)('%s against our server over %s', (_name, transport, kind) =
     expect(await peer.call('echo', { text: 'hello across' })).toBe('hello across');
   });
 
+  // The modern client adds its envelope beside the caller's keys; the handler's `context.meta` has the caller's.
+  it("hands a call's _meta (trace context, a vendor's key) to the handler's context.meta", { timeout: PEER_TIMEOUT }, async () => {
+    const meta = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01', 'com.example/tenant': 'acme' };
+    expect(JSON.parse((await peer.callForResult('request-meta', {}, meta)).text)).toEqual(meta);
+  });
+
   // Each client checks a structured result against the outputSchema it listed (the sdk 1.x client, the schemas of
   // the last page it listed: here the page with the tool) and throws when it does not fit.
   it('lists the outputSchema of a tool and takes its structured result, checked against it', { timeout: PEER_TIMEOUT }, async () => {

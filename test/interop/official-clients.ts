@@ -39,7 +39,7 @@ export type ListName = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 /** What our fixture server (own-server-setup.ts) lists, in its order (by key). */
 export const OWN_FIXTURE_LISTS: Readonly<Record<ListName, readonly string[]>> = {
   tools: [
-    'connect-calendar', 'echo', 'emit', 'finish-sign-in', 'log', 'measure', 'progress', 'shutdown', 'slow', 'stats',
+    'connect-calendar', 'echo', 'emit', 'finish-sign-in', 'log', 'measure', 'progress', 'request-meta', 'shutdown', 'slow', 'stats',
     'test_logging_tool', 'test_missing_capability', 'test_simple_text', 'test_streaming_elicitation',
     'test_trigger_prompt_change', 'test_trigger_tool_change',
   ],
@@ -72,8 +72,8 @@ export interface ClientPeer {
   read(uri: string): Promise<string>;
   /** The text of the first content block of a tool result. */
   call(name: string, args: Record<string, unknown>): Promise<string>;
-  /** A tool call's whole result, as the client's own checks (of structured content, say) let it through. */
-  callForResult(name: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  /** A tool call's whole result, as the client's own checks (of structured content, say) let it through; `meta` is its `_meta`. */
+  callForResult(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallOutcome>;
   /** The tool named `name` as the client lists it (every page walked). */
   listedTool(name: string): Promise<ListedTool | undefined>;
   /**
@@ -129,7 +129,8 @@ function officialPeer(client: Client): ClientPeer {
     resources: () => client.listResources(),
     resourceTemplates: () => client.listResourceTemplates(),
   } as const;
-  const callForResult = async (name: string, args: Record<string, unknown>) => outcomeOf(await client.callTool({ name, arguments: args }));
+  const callForResult = async (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+    outcomeOf(await client.callTool({ name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }));
   return {
     protocolVersion: client.getNegotiatedProtocolVersion(),
     changes: new NotificationLog(client, ALL_CHANGES),
@@ -197,8 +198,8 @@ async function connectSdk(where: Where): Promise<ClientPeer> {
       cursor = result.nextCursor;
     } while (cursor !== undefined);
   }
-  const callForResult = async (name: string, args: Record<string, unknown>) =>
-    outcomeOf((await client.callTool({ name, arguments: args })) as ToolResultShape);
+  const callForResult = async (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+    outcomeOf((await client.callTool({ name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) })) as ToolResultShape);
   return {
     // The sdk 1.x client keeps the negotiated version to itself.
     protocolVersion: undefined,

@@ -26,6 +26,8 @@ const LIST_METHODS = {
   resourceTemplates: 'resources/templates/list',
 } as const;
 
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
+
 const clients: McpClient[] = [];
 // A stdio child that outlived its client is killed after its row (stopAllServers), not after each test: the row's
 // shared connection keeps its child across tests.
@@ -104,6 +106,17 @@ describe.each(SERVER_PEERS.map((peer) => [peer.name, peer.transport, peer] as co
     reporting.unsubscribe();
     // The schema compiled (one that does not is reported here), so the result was checked.
     expect(errors).toEqual([]);
+  });
+
+  it("sends a call's meta (trace context, a vendor's key) in its _meta, where the server's handler reads it", { timeout: PEER_TIMEOUT }, async () => {
+    const { client, wire } = await sharedConnection();
+    const meta = { traceparent: TRACEPARENT, 'com.example/tenant': 'acme' };
+    const called = peer.requestMeta === undefined
+      ? await client.callTool(peer.call.name, peer.call.args, { meta })
+      : await client.callTool(peer.requestMeta, {}, { meta });
+    expect(wire.calls('tools/call').at(-1)!.params._meta).toMatchObject(meta);
+    if (peer.requestMeta === undefined) expect(textOf(called.content)).toBe(peer.call.text);
+    else expect(JSON.parse(textOf(called.content) ?? '')).toEqual(meta);
   });
 
   const way = peer.era === 'modern' ? 'a listen stream' : 'a notification listener';

@@ -48,6 +48,11 @@ export interface ServerPeer {
   readonly call: { name: string; args: Record<string, string>; text: string };
   /** A tool with an outputSchema, called: its structured content. */
   readonly structured: { name: string; args: Record<string, string>; content: Record<string, unknown> };
+  /**
+   * The tool that answers with the `_meta` its handler got (the SDKs' `_meta` with the modern envelope lifted out),
+   * as JSON text; undefined for a server that has none (server-everything), where only the wire shows the keys.
+   */
+  readonly requestMeta: string | undefined;
   /** The URI the test watches for updates. */
   readonly watched: string;
   /**
@@ -114,7 +119,7 @@ const officialStdioPeer = (era: Era): ServerPeer => ({
   ask: era === 'legacy' ? 'legacy' : 'auto',
   open: stdio(() => officialStdio()),
   lists: {
-    tools: ['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure', 'connect-calendar', 'finish-sign-in', ...FILLERS],
+    tools: ['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure', 'connect-calendar', 'finish-sign-in', 'request-meta', ...FILLERS],
     prompts: ['greeting'],
     resources: RESOURCE_URIS,
     resourceTemplates: [],
@@ -122,6 +127,7 @@ const officialStdioPeer = (era: Era): ServerPeer => ({
   read: { uri: OTHER, text: 'Resource 2' },
   call: echoCall,
   structured: measureCall,
+  requestMeta: 'request-meta',
   watched: WATCHED,
   provoke: emitEverything,
 });
@@ -136,10 +142,11 @@ const sdkPeer = (transport: 'stdio' | 'http'): ServerPeer => ({
   era: 'legacy',
   ask: 'auto',
   open: transport === 'stdio' ? stdio(() => stdioPeer('sdk-stdio-server.ts')) : http(() => startHttpFixture('legacy')),
-  lists: fixtureLists(['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure', 'connect-calendar', 'finish-sign-in']),
+  lists: fixtureLists(['echo', 'slow', 'emit', 'progress', 'subscriptions', 'measure', 'connect-calendar', 'finish-sign-in', 'request-meta']),
   read: fixtureRead,
   call: echoCall,
   structured: measureCall,
+  requestMeta: 'request-meta',
   watched: WATCHED,
   provoke: emitEverything,
 });
@@ -181,6 +188,7 @@ const everythingPeer = (transport: 'stdio' | 'http'): ServerPeer => ({
   call: { name: 'echo', args: { message: 'across' }, text: 'Echo: across' },
   // Its outputSchema is made from zod.
   structured: { name: 'get-structured-content', args: { location: 'Chicago' }, content: { temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 } },
+  requestMeta: undefined,
   watched: EVERYTHING_DOC,
   provoke: everythingChanges,
 });
@@ -195,10 +203,11 @@ export const SERVER_PEERS: readonly ServerPeer[] = [
     era: 'modern',
     ask: 'auto',
     open: http(() => startHttpFixture('official')),
-    lists: fixtureLists(['echo', 'slow', 'emit', 'measure', 'progress']),
+    lists: fixtureLists(['echo', 'slow', 'emit', 'measure', 'progress', 'request-meta']),
     read: fixtureRead,
     call: echoCall,
     structured: measureCall,
+    requestMeta: 'request-meta',
     watched: WATCHED,
     provoke: emitEverything,
   },

@@ -25,7 +25,7 @@ const textIn = (context: RequestContext, key: string): string => String((context
 async function attempt(params: Record<string, unknown>, handler: HandlerCall<JsonObject>, roundLimits = limits): Promise<JsonObject> {
   const round = new InputRound(sealer, roundLimits, () => 0, 'tools/call', { name: 'ask', ...params });
   const context = createRequestContext({
-    era: 'modern', requestId: 1, signal: new AbortController().signal, clientCapabilities: { elicitation: {} },
+    era: 'modern', requestId: 1, signal: new AbortController().signal, clientCapabilities: { elicitation: {} }, meta: {},
     progressToken: undefined, logThreshold: undefined, channel: { notify: async () => {} },
     asker: round, inputRound: round.round, steps: round,
   });
