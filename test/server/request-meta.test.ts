@@ -4,6 +4,7 @@
  * `meta`, the modern per-request log level, and the keys a caller may not send. With the official peers:
  * test/interop/request-meta.process.test.ts.
  */
+import { tracingChannel } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLIENT_REQUEST_CHANNEL, createClient, InvalidRequestMetaError, inMemoryTransport, type ClientRequestTrace, type McpClient } from '../../src/index.ts';
 import { metaKeyProblem } from '../../src/protocol/request-meta.ts';
@@ -94,7 +95,7 @@ describe.each(['legacy', 'modern'] as const)('request _meta, %s era', (era) => {
       trace.meta.traceparent = TRACEPARENT;
       trace.meta['com.example/who'] = 'subscriber';
     };
-    const channel = (await import('node:diagnostics_channel')).tracingChannel<object, ClientRequestTrace>(CLIENT_REQUEST_CHANNEL);
+    const channel = tracingChannel<object, ClientRequestTrace>(CLIENT_REQUEST_CHANNEL);
     channel.start.subscribe(inject as (message: unknown) => void);
     cleanups.push(() => channel.start.unsubscribe(inject as (message: unknown) => void));
 
