@@ -3,8 +3,8 @@
  *
  *   connecting ──redis.ready──▶ catching_up ──catchUp done──▶ live.connected ──gap.detected──▶ live.resynced
  *        │                        │   (gap: ─────────────────▶ live.resynced)
- *        │                        └── redis.lost / catchUp error ──▶ disconnected ──redis.ready──▶ catching_up
- *        └── (any state) close ──▶ closed                     live ──redis.lost──▶ disconnected
+ *        │                        └── redis.lost / catchUp error ──▶ disconnected ──redis.ready / retry──▶ catching_up
+ *        └── (any state) close ──▶ closed         live ──redis.lost / read.failed / publish.failed──▶ disconnected
  *
  * The state is the bus's health. `catching_up` runs the injected `catchUp`
  * actor (prove continuity from the last id seen, read the backlog); `live`
@@ -16,6 +16,14 @@
  * and applied locally only if the link drops before it went out. `resynced`
  * is `connected` after a gap was covered by "everything changed"; it lasts
  * until the link next drops. The I/O side executes the emitted commands.
+ *
+ * `disconnected` is left on the connection's next `redis.ready`, or, while
+ * the connection is up, after a retry delay (1 s, doubling to 30 s; reset
+ * once live): a read, a catch-up or a publish that Redis refused with an
+ * error reply (OOM, LOADING, a wrong type) ends `live` or `catching_up`
+ * although the connection stays up, so no `redis.ready` would come. A failed
+ * publish ends `live` because a later one may already have gone out: the
+ * failed one is resent once live again (under a new `seq`, src/redis).
  *
  * Tag `read_barrier` (catching_up, live): Redis answers, so a read waits
  * until this node applied what the stream holds; elsewhere the node is
@@ -38,6 +46,8 @@ interface QueuedEntry extends OutboundEntry {
 export type RedisBusEvent =
   | { type: 'redis.ready' }
   | { type: 'redis.lost'; cause: unknown }
+  /** The blocking read failed (an error reply, a reply it cannot parse); the connection may still be up. */
+  | { type: 'read.failed'; cause: unknown }
   | { type: 'publish'; entry: OutboundEntry }
   /** Sending an entry failed (or its outcome is unknown): it waits for the next live link. */
   | { type: 'publish.failed'; entry: OutboundEntry; cause: unknown }
@@ -72,7 +82,14 @@ interface Context {
   queue: QueuedEntry[];
   /** Entries dropped from a full queue since the last announcement. */
   dropped: number;
+  /** Retries since the node was last live: the next retry waits 1 s × 2^retries, at most 30 s. */
+  retries: number;
+  /** Both connections are up, as they last said (`redis.ready`, `redis.lost`): a retry is worth it. */
+  linkUp: boolean;
 }
+
+/** The first retry delay and the longest, after an error reply or a failed catch-up. */
+export const RETRY_DELAY_MS = { first: 1_000, max: 30_000 } as const;
 
 const outbound = ({ seq, payload }: QueuedEntry): OutboundEntry => ({ seq, payload });
 
@@ -94,6 +111,7 @@ export const redisBusMachine = setup({
     foundGap: ({ event }) => 'output' in event && (event.output as CatchUpOutput).gap,
     /** Full, or already overflowed: once one announcement covers the lost events, it covers the later ones too. */
     queueFull: ({ context }) => context.dropped > 0 || context.queue.length >= context.maxQueued,
+    linkUp: ({ context }) => context.linkUp,
   },
   actions: {
     applyAtOnce: emit(({ event }) => ({
@@ -127,16 +145,23 @@ export const redisBusMachine = setup({
       else if (context.queue.length > 0) enqueue.emit({ type: 'send', entries: context.queue.map(outbound) });
     }),
     clearQueue: assign({ queue: [], dropped: 0 }),
+    resetRetries: assign({ retries: 0 }),
+    countRetry: assign({ retries: ({ context }) => context.retries + 1 }),
+    markLinkUp: assign({ linkUp: true }),
+    markLinkDown: assign({ linkUp: false }),
+  },
+  delays: {
+    retryDelay: ({ context }) => Math.min(RETRY_DELAY_MS.first * 2 ** context.retries, RETRY_DELAY_MS.max),
   },
 }).createMachine({
   id: 'redisBus',
-  context: ({ input }) => ({ maxQueued: input.maxQueued, queue: [], dropped: 0 }),
+  context: ({ input }) => ({ maxQueued: input.maxQueued, queue: [], dropped: 0, retries: 0, linkUp: false }),
   initial: 'connecting',
-  on: { close: '.closed' },
+  on: { close: '.closed', 'redis.ready': { actions: 'markLinkUp' }, 'redis.lost': { actions: 'markLinkDown' } },
   states: {
     connecting: {
       on: {
-        'redis.ready': 'catching_up',
+        'redis.ready': { target: 'catching_up', actions: 'markLinkUp' },
         publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
       },
     },
@@ -148,19 +173,23 @@ export const redisBusMachine = setup({
         onError: 'disconnected',
       },
       on: {
-        'redis.lost': 'disconnected',
+        'redis.lost': { target: 'disconnected', actions: 'markLinkDown' },
         publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: 'enqueueUnapplied' }],
         'publish.failed': [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
       },
     },
     live: {
       tags: ['read_barrier'],
-      entry: ['flush', 'clearQueue'],
+      entry: ['flush', 'clearQueue', 'resetRetries'],
       invoke: { src: 'tail' },
       on: {
         publish: { actions: 'send' },
-        'publish.failed': [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
-        'redis.lost': 'disconnected',
+        'publish.failed': [
+          { guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'], target: 'disconnected' },
+          { actions: ['applyAtOnce', 'enqueueApplied'], target: 'disconnected' },
+        ],
+        'redis.lost': { target: 'disconnected', actions: 'markLinkDown' },
+        'read.failed': 'disconnected',
       },
       initial: 'connected',
       states: {
@@ -170,8 +199,9 @@ export const redisBusMachine = setup({
     },
     disconnected: {
       entry: ['applyUnapplied', 'markApplied'],
+      after: { retryDelay: { guard: 'linkUp', target: 'catching_up', actions: 'countRetry' } },
       on: {
-        'redis.ready': 'catching_up',
+        'redis.ready': { target: 'catching_up', actions: 'markLinkUp' },
         publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
         'publish.failed': [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
       },

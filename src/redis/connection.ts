@@ -10,7 +10,8 @@ import { commonJsExport } from '../runtime/commonjs-export.ts';
 
 /**
  * What the bus needs of a node-redis client (`redis` 5 or 6; `createClient()`
- * from it fits). Raw commands only, so no reply type mapping matters.
+ * from it fits). Raw commands only; its replies are read whatever its type mapping (bulk strings as Buffers, maps
+ * as `Map`, RESP2 or 3).
  */
 export interface RedisClientLike {
   /** Whether the client's socket is open (connected or reconnecting). */

@@ -37,10 +37,15 @@ export interface Acceptance {
  */
 export const MAX_ORIGINS_REMEMBERED = 4_096;
 
+/** How many own events sent and not read back a ledger keeps (an outcome is known long before this many more). */
+const MAX_OWN_IN_FLIGHT = 10_000;
+
 export class DeliveryLedger {
   private position: StreamPosition | undefined;
   /** Own events applied while Redis was away; skipped when they come back from the stream. */
   private readonly appliedAtOnce = new Set<number>();
+  /** Own events handed to Redis and not read back yet, oldest first: one whose publish fails is still unapplied. */
+  private readonly ownInFlight = new Set<number>();
   /** Highest own sequence number read back from the stream. */
   private ownReadUpTo = 0;
   /** Highest sequence number read per other origin, least recently read first: a resent copy is at or below it. */
@@ -86,10 +91,13 @@ export class DeliveryLedger {
     return { gap, apply: this.firstCopy(entry) };
   }
 
-  /** A malformed entry still advances the position, so it is not mistaken for a gap. */
+  /**
+   * A malformed entry still advances the read position. One without an ordinal did not come from the publish
+   * script (whoever wrote it did not count it), so the ordinal stays: the next entry's is then no gap.
+   */
   skip(id: string, ordinal: number | undefined): Acceptance {
     const gap = ordinal !== undefined && ordinal !== this.lastOrdinal + 1;
-    this.position = { epoch: this.position?.epoch ?? '', ordinal: ordinal ?? this.lastOrdinal + 1, id };
+    this.position = { epoch: this.position?.epoch ?? '', ordinal: ordinal ?? this.lastOrdinal, id };
     return { gap, apply: false };
   }
 
@@ -100,9 +108,24 @@ export class DeliveryLedger {
    * applying it again would deliver it twice.
    */
   applyOwnAtOnce(seq: number): boolean {
-    if (seq <= this.ownReadUpTo) return false;
+    // Sent and not read back: its publish failed, whatever was read after it (a later publish may have succeeded).
+    const unread = this.ownInFlight.delete(seq);
+    if (!unread && seq <= this.ownReadUpTo) return false;
     this.appliedAtOnce.add(seq);
     return true;
+  }
+
+  /** This node hands its own event `seq` to Redis. */
+  sending(seq: number): void {
+    this.ownInFlight.add(seq);
+    // Bounded: one never read back (trimmed before this node read it) would otherwise stay for good.
+    if (this.ownInFlight.size > MAX_OWN_IN_FLIGHT) this.ownInFlight.delete(this.ownInFlight.values().next().value!);
+  }
+
+  /** Own event `from` is resent as `to` (a later `seq`): if it was applied at once, its copy as `to` must not be. */
+  restamp(from: number, to: number): void {
+    if (!this.appliedAtOnce.delete(from)) return;
+    this.appliedAtOnce.add(to);
   }
 
   /** Own events applied at once whose copy from the stream has not been read, and may still come (diagnostics, tests). */
@@ -117,6 +140,7 @@ export class DeliveryLedger {
 
   private firstCopy(entry: EntryHeader): boolean {
     if (entry.origin === this.nodeId) {
+      this.ownInFlight.delete(entry.seq);
       const before = this.ownReadUpTo;
       this.ownReadUpTo = Math.max(before, entry.seq);
       const appliedAlready = this.appliedAtOnce.has(entry.seq);

@@ -7,6 +7,7 @@
  * does the I/O it asks for and reports what Redis said.
  */
 import { randomUUID } from 'node:crypto';
+import { messageOf } from '../../machines/errors.ts';
 import { createActor, fromCallback, fromPromise, type Actor, type SnapshotFrom } from 'xstate';
 import {
   redisBusMachine,
@@ -93,6 +94,8 @@ class RedisStreamBus implements RedisBus {
   private readonly actor: Actor<typeof redisBusMachine>;
   private connections: BusConnections | undefined;
   private seq = 0;
+  /** The highest `seq` handed to Redis so far: an entry at or below it is resent under a new one (`send`). */
+  private highestSent = 0;
   private current: RedisBusHealth = 'connecting';
 
   constructor(options: RedisBusOptions) {
@@ -103,7 +106,12 @@ class RedisStreamBus implements RedisBus {
     this.barrier = new ReadBarrier(options.settleTimeoutMs ?? 2_000);
     const machine = redisBusMachine.provide({
       actors: {
-        catchUp: fromPromise<CatchUpOutput>(() => this.catchUp()),
+        catchUp: fromPromise<CatchUpOutput>(() =>
+          this.catchUp().catch((cause: unknown) => {
+            this.log(`mcp-actors redis bus ${this.nodeId}: catching up failed: ${messageOf(cause)}`);
+            throw cause;
+          }),
+        ),
         tail: fromCallback<RedisBusEvent>(({ sendBack }) => this.tail(sendBack)),
       },
     });
@@ -179,10 +187,15 @@ class RedisStreamBus implements RedisBus {
     for (const listener of [...this.healthListeners]) listener(health);
   }
 
+  /** To every handler; one that throws is logged and costs neither the others nor the read loop. */
   private deliver(event: ChangeEvent, remote: boolean): void {
     for (const handler of [...this.handlers]) {
-      const applying = handler(event, { remote });
-      if (applying !== undefined) this.applying.push(applying);
+      try {
+        const applying = handler(event, { remote });
+        if (applying !== undefined) this.applying.push(applying);
+      } catch (cause) {
+        this.log(`mcp-actors redis bus ${this.nodeId}: a change handler threw on ${event.type}: ${messageOf(cause)}`);
+      }
     }
   }
 
@@ -198,13 +211,30 @@ class RedisStreamBus implements RedisBus {
     if (event) this.deliver(event, false);
   }
 
-  private send(entry: OutboundEntry): void {
+  /**
+   * Hands `entry` to Redis. A resend below the highest `seq` sent before goes under a new `seq`: every node drops an
+   * entry at or below the highest `seq` it read from its origin, and a later publish may have gone out while this
+   * one failed. A copy of unknown outcome that did reach the stream is then seen twice: a repeated change
+   * notification, where keeping the old `seq` would lose it. The last one sent keeps its `seq`, so a resend after a
+   * dropped link is still applied once.
+   */
+  private send(queued: OutboundEntry): void {
     const writer = this.connections?.writer;
-    const event = parseChangeEvent(entry.payload);
+    const event = parseChangeEvent(queued.payload);
     if (!writer || !event) return;
+    let entry = queued;
+    if (entry.seq < this.highestSent) {
+      entry = { seq: ++this.seq, payload: queued.payload };
+      this.ledger.restamp(queued.seq, entry.seq);
+    }
+    this.highestSent = Math.max(this.highestSent, entry.seq);
+    this.ledger.sending(entry.seq);
     writer
       .sendCommand(publishCommand(this.keys, this.maxLen, this.nodeId, entry.seq, event))
-      .catch((cause: unknown) => this.actor.send({ type: 'publish.failed', entry, cause }));
+      .catch((cause: unknown) => {
+        this.log(`mcp-actors redis bus ${this.nodeId}: publishing ${event.type} failed, resent once live again: ${messageOf(cause)}`);
+        this.actor.send({ type: 'publish.failed', entry, cause });
+      });
   }
 
   /** Everything may have changed: what the node tells its clients when it cannot prove it saw every event. */
@@ -253,14 +283,21 @@ class RedisStreamBus implements RedisBus {
     const reader = this.connections!.reader;
     void (async () => {
       while (running) {
-        let reply: unknown;
+        let gap: boolean;
         try {
-          reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT, this.blockMs));
+          const reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT, this.blockMs));
+          if (!running) return;
+          gap = this.consume(parseRead(reply));
         } catch (cause) {
-          if (running) sendBack({ type: 'redis.lost', cause });
+          // An error reply (or one it cannot parse) with the connection up: the machine retries; a dropped link
+          // is reported by the connection itself.
+          if (running) {
+            this.log(`mcp-actors redis bus ${this.nodeId}: reading the stream failed: ${messageOf(cause)}`);
+            sendBack({ type: 'read.failed', cause });
+          }
           return;
         }
-        if (running && this.consume(parseRead(reply))) sendBack({ type: 'gap.detected' });
+        if (gap) sendBack({ type: 'gap.detected' });
       }
     })();
     return () => {

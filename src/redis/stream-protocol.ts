@@ -52,8 +52,19 @@ export function parseNewestId(reply: unknown): string | undefined {
   if (!Array.isArray(reply)) throw new UnexpectedReplyError('XREVRANGE');
   if (reply.length === 0) return undefined;
   const entry: unknown = reply[0];
-  if (!Array.isArray(entry) || typeof entry[0] !== 'string') throw new UnexpectedReplyError('XREVRANGE');
-  return entry[0];
+  const id = Array.isArray(entry) ? textOf(entry[0]) : undefined;
+  if (id === undefined) throw new UnexpectedReplyError('XREVRANGE');
+  return id;
+}
+
+/**
+ * A bulk string as Redis sent it: a string, or the Buffer a client with a type mapping (`RESP_TYPES.BLOB_STRING:
+ * Buffer`) makes of it; an application's client may have one, and the bus reads with a duplicate of it.
+ */
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+  return undefined;
 }
 
 export function readCommand(keys: StreamKeys, after: string, count: number, blockMs?: number): string[] {
@@ -72,7 +83,7 @@ export class UnexpectedReplyError extends McpActorsError {
 
 export function parseHead(reply: unknown): StreamPosition {
   if (!Array.isArray(reply) || reply.length !== 3) throw new UnexpectedReplyError('the head script');
-  const [epoch, ordinal, id] = reply.map(String) as [string, string, string];
+  const [epoch, ordinal, id] = reply.map((part: unknown) => textOf(part) ?? String(part)) as [string, string, string];
   return { epoch, ordinal: Number(ordinal), id };
 }
 
@@ -84,18 +95,20 @@ export type StreamEntry =
 /** The entries of an XREAD reply for one stream (none when it timed out). */
 export function parseRead(reply: unknown): StreamEntry[] {
   if (reply === null || reply === undefined) return [];
-  const streams = Array.isArray(reply) ? reply : Object.entries(reply as object);
+  // RESP2: [[key, entries]]; RESP3: a map of key to entries, an object or (with a type mapping) a Map.
+  const streams = Array.isArray(reply) ? reply : reply instanceof Map ? [...reply] : Object.entries(reply as object);
   const first: unknown = streams[0];
   if (!Array.isArray(first) || !Array.isArray(first[1])) throw new UnexpectedReplyError('XREAD');
   return (first[1] as unknown[]).map(parseEntry);
 }
 
 function parseEntry(raw: unknown): StreamEntry {
-  if (!Array.isArray(raw) || typeof raw[0] !== 'string' || !Array.isArray(raw[1])) throw new UnexpectedReplyError('XREAD');
-  const id = raw[0];
+  const pair = Array.isArray(raw) ? (raw as unknown[]) : [];
+  const id = textOf(pair[0]);
+  const list = pair[1];
+  if (id === undefined || !Array.isArray(list)) throw new UnexpectedReplyError('XREAD');
   const fields = new Map<string, string>();
-  const list = raw[1] as unknown[];
-  for (let i = 0; i + 1 < list.length; i += 2) fields.set(String(list[i]), String(list[i + 1]));
+  for (let i = 0; i + 1 < list.length; i += 2) fields.set(textOf(list[i]) ?? String(list[i]), textOf(list[i + 1]) ?? String(list[i + 1]));
   const ordinal = integer(fields.get('n'));
   const seq = integer(fields.get('s'));
   const origin = fields.get('o');

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, fromPromise } from 'xstate';
-import { redisBusMachine, type CatchUpOutput, type RedisBusCommand, type RedisBusEvent } from '../../machines/redis-bus.machine.ts';
+import { redisBusMachine, RETRY_DELAY_MS, type CatchUpOutput, type RedisBusCommand, type RedisBusEvent } from '../../machines/redis-bus.machine.ts';
 
 /** Drives the bus machine with a catch-up the test settles by hand and a tail that only records it ran. */
 function startBus(maxQueued = 3) {
@@ -27,8 +27,17 @@ function startBus(maxQueued = 3) {
     const value = actor.getSnapshot().value;
     return typeof value === 'string' ? value : value.live;
   };
-  return { actor, commands, settle, health, tails: () => tails };
+  const fail = async (error: Error) => {
+    catchUps.shift()!.reject(error);
+    await Promise.resolve();
+    await Promise.resolve();
+  };
+  return { actor, commands, settle, health, tails: () => tails, catchUps: { fail } };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const entry = (seq: number) => ({ seq, payload: `{"seq":${seq}}` });
 const publish = (seq: number): RedisBusEvent => ({ type: 'publish', entry: entry(seq) });
@@ -121,6 +130,57 @@ describe('redis bus machine', () => {
     actor.send({ type: 'redis.ready' });
     await settle({ gap: false });
     expect(commands.at(-1)).toEqual({ type: 'send', entries: [entry(1), entry(2)] });
+  });
+
+  it('leaves live when a send fails with the link up, and is live again after the retry delay, resending it', async () => {
+    vi.useFakeTimers();
+    const { actor, commands, settle, health } = startBus();
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    actor.send(publish(1));
+    actor.send(publish(2));
+    // Redis refused 1 (an error reply), and 2 may already be in the stream: 1 must not wait for a reconnect.
+    actor.send({ type: 'publish.failed', entry: entry(1), cause: new Error('OOM command not allowed') });
+    expect(health()).toBe('disconnected');
+    expect(commands.at(-1)).toEqual({ type: 'apply_locally', entries: [entry(1)] });
+    vi.advanceTimersByTime(RETRY_DELAY_MS.first - 1);
+    expect(health()).toBe('disconnected');
+    vi.advanceTimersByTime(1);
+    expect(health()).toBe('catching_up');
+    await settle({ gap: false });
+    expect(health()).toBe('connected');
+    expect(commands.at(-1)).toEqual({ type: 'send', entries: [entry(1)] });
+  });
+
+  it('retries a failed read or catch-up with the link up after 1 s, doubling to 30 s, and not at all with the link down', async () => {
+    vi.useFakeTimers();
+    const { actor, settle, health, catchUps } = startBus();
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    actor.send({ type: 'read.failed', cause: new Error('LOADING Redis is loading the dataset in memory') });
+    expect(health()).toBe('disconnected');
+    const delays: number[] = [];
+    for (let attempt = 0; attempt < 7; attempt++) {
+      let waited = 0;
+      while (health() === 'disconnected') {
+        vi.advanceTimersByTime(100);
+        waited += 100;
+      }
+      delays.push(waited);
+      expect(health()).toBe('catching_up');
+      await catchUps.fail(new Error('LOADING'));
+      expect(health()).toBe('disconnected');
+    }
+    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+    // The link drops: only its return ends the wait, then live resets the delay.
+    actor.send({ type: 'redis.lost', cause: new Error('gone') });
+    vi.advanceTimersByTime(60_000);
+    expect(health()).toBe('disconnected');
+    actor.send({ type: 'redis.ready' });
+    await settle({ gap: false });
+    actor.send({ type: 'read.failed', cause: new Error('BUSY') });
+    vi.advanceTimersByTime(RETRY_DELAY_MS.first);
+    expect(health()).toBe('catching_up');
   });
 
   it('ends in closed from any state', () => {

@@ -30,6 +30,38 @@ describe('delivery ledger', () => {
     expect(ledger.applyOwnAtOnce(2)).toBe(true);
   });
 
+  it('an own event whose publish failed is applied at once though a later one was read back', () => {
+    // Sent 1 and 2; Redis refused 1 (an error reply) and carried out 2, which was read before 1's answer came.
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    ledger.sending(1);
+    ledger.sending(2);
+    expect(ledger.accept(header('self', 2, 1))).toEqual({ gap: false, apply: true });
+    expect(ledger.applyOwnAtOnce(1)).toBe(true);
+    // Resent under a later seq (below 2 every node would drop it): applied here already, so not again.
+    ledger.restamp(1, 3);
+    ledger.sending(3);
+    expect(ledger.accept(header('self', 3, 2))).toEqual({ gap: false, apply: false });
+  });
+
+  it('a restamped own event that was never applied at once is applied when read back', () => {
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    ledger.restamp(4, 5);
+    ledger.sending(5);
+    expect(ledger.accept(header('self', 5, 1))).toEqual({ gap: false, apply: true });
+  });
+
+  it('an entry without an ordinal (not written by a bus) is not counted: the next is no gap', () => {
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 7, id: '7-0' });
+    expect(ledger.skip('8-0', undefined)).toEqual({ gap: false, apply: false });
+    expect(ledger.lastId).toBe('8-0');
+    expect(ledger.accept(header('other', 1, 8))).toEqual({ gap: false, apply: true });
+    // One with an ordinal out of line still is a gap.
+    expect(ledger.skip('10-0', 10).gap).toBe(true);
+  });
+
   it('forgets own events applied at once that will never come back: those of a queue dropped while Redis was away', () => {
     const ledger = new DeliveryLedger('self');
     ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });

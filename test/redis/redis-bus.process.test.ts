@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeDelivery, ChangeEvent } from '../../src/server/bus.ts';
-import { createClient } from 'redis';
-import { createRedisBus, type RedisBus, type RedisBusHealth } from '../../src/redis/index.ts';
+import { createClient, RESP_TYPES } from 'redis';
+import { createRedisBus, type RedisBus, type RedisBusHealth, type RedisClientLike } from '../../src/redis/index.ts';
 import { cuttableLink } from './cuttable-link.ts';
 import { startRedis, type RedisProcess } from './redis-server.ts';
 
@@ -38,7 +38,7 @@ function waitForHealth(bus: RedisBus, wanted: RedisBusHealth): Promise<void> {
   });
 }
 
-async function node(url: string, options: { maxLen?: number; maxQueued?: number; settleTimeoutMs?: number; logs?: string[] } = {}) {
+async function node(url: string | RedisClientLike, options: { maxLen?: number; maxQueued?: number; settleTimeoutMs?: number; logs?: string[] } = {}) {
   const received: Received[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const bus = await createRedisBus({ redis: url, blockMs: 1000, log: (line) => options.logs?.push(line), ...options });
@@ -275,5 +275,122 @@ describe('Redis bus read barrier (settled)', () => {
     expect(held.applied).toEqual([]);
     expect(logs.some((line) => /settle timeout/.test(line))).toBe(true);
     held.open();
+  });
+});
+
+/** A promise for the next time `bus` reaches `wanted`, made before the action that leads there. */
+const nextHealth = (bus: RedisBus, wanted: RedisBusHealth) =>
+  new Promise<void>((resolve) => {
+    const stop = bus.onHealth((health) => {
+      if (health !== wanted) return;
+      stop();
+      resolve();
+    });
+  });
+
+describe('Redis bus faults with the link up', () => {
+  it('a publish Redis refuses (OOM) is applied at once, resent once the node is live again, and reaches every node', async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const [a, b] = await Promise.all([node(server.url, { logs }), node(server.url)]);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    a.publish(updated('test://first'));
+    await Promise.all([a, b].map(({ receivedCount }) => receivedCount(1)));
+    await server.command(['CONFIG', 'SET', 'maxmemory-policy', 'noeviction']);
+    await server.command(['CONFIG', 'SET', 'maxmemory', '1']);
+    const down = nextHealth(a.bus, 'disconnected');
+    a.publish(updated('test://refused'));
+    await down;
+    expect(a.received.at(-1)).toMatchObject({ event: updated('test://refused'), remote: false });
+    expect(logs.some((line) => /publishing resource_updated failed.*OOM/.test(line))).toBe(true);
+    await server.command(['CONFIG', 'SET', 'maxmemory', '0']);
+    a.publish(updated('test://while-refused'));
+    // No reconnect happens (the link stayed up): the node retries on its own.
+    await waitForHealth(a.bus, 'connected');
+    await b.receivedWhere(({ event }) => JSON.stringify(event) === JSON.stringify(updated('test://while-refused')));
+    a.publish(updated('test://last'));
+    await Promise.all([a, b].map(({ receivedWhere }) => receivedWhere(({ event }) => JSON.stringify(event) === JSON.stringify(updated('test://last')))));
+    for (const { received } of [a, b]) {
+      expect(uncovered(received)).toEqual([]);
+      expect(duplicates(received)).toEqual([]);
+      expect(received.some(({ event }) => event.type === 'everything_changed')).toBe(false);
+    }
+  });
+
+  it('an error reply to the blocking read leaves the node disconnected only until its retry, logged with why', async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const [a, b] = await Promise.all([node(server.url, { logs }), node(server.url)]);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    const down = nextHealth(a.bus, 'disconnected');
+    // Both nodes' blocking reads get an error reply (in the field: LOADING, BUSY, a wrong type); the link stays up.
+    const clients = String(await server.command(['CLIENT', 'LIST'])).split('\n');
+    const blocked = clients.filter((line) => /cmd=xread/.test(line) && /flags=b/.test(line)).map((line) => /id=(\d+)/.exec(line)![1]!);
+    expect(blocked.length).toBeGreaterThan(0);
+    for (const id of blocked) await server.command(['CLIENT', 'UNBLOCK', id, 'ERROR']);
+    await down;
+    expect(logs.some((line) => /reading the stream failed/.test(line))).toBe(true);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    b.publish(updated('test://after-the-error'));
+    a.publish(updated('test://from-a'));
+    await Promise.all([a, b].map(({ receivedCount }) => receivedCount(2)));
+    for (const { received } of [a, b]) expect(uncovered(received)).toEqual([]);
+  });
+
+  it("a change handler that throws is logged and costs neither the node's other handlers nor its read loop", async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const [a, b] = await Promise.all([node(server.url), node(server.url, { logs })]);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    b.bus.subscribe(() => {
+      throw new Error('a handler bug');
+    });
+    a.publish(updated('test://one'));
+    a.publish(updated('test://two'));
+    await b.receivedCount(2);
+    expect(b.received.map(({ event }) => event)).toEqual([updated('test://one'), updated('test://two')]);
+    expect(b.bus.health).toBe('connected');
+    expect(logs.filter((line) => /a change handler threw on resource_updated: a handler bug/.test(line))).toHaveLength(2);
+  });
+
+  it('an entry another process wrote without an ordinal is skipped, logged, and costs no resync', async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const [a, b] = await Promise.all([node(server.url), node(server.url, { logs })]);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    await server.command(['XADD', '{mcp-actors}:events', '*', 'note', 'not from a bus']);
+    a.publish(updated('test://after-foreign'));
+    await b.receivedCount(1);
+    expect(b.received.map(({ event }) => event)).toEqual([updated('test://after-foreign')]);
+    expect(b.bus.health).toBe('connected');
+    expect(logs.some((line) => /skipped stream entry .*missing n, o or s/.test(line))).toBe(true);
+  });
+});
+
+describe("Redis bus on an application's client with a reply type mapping", () => {
+  // The bus reads with a duplicate of the application's client, so it gets the client's type mapping too.
+  it.each([
+    ['RESP2, bulk strings as Buffers', (url: string) => createClient({ url }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer })],
+    ['RESP3, maps as Map', (url: string) => createClient({ url, RESP: 3 }).withTypeMapping({ [RESP_TYPES.MAP]: Map })],
+  ] as const)('%s: every event reaches both nodes', async (_label, make) => {
+    const server = await redis();
+    const [a, b] = await Promise.all([0, 1].map(async () => {
+      const client = make(server.url);
+      client.on('error', () => {});
+      await client.connect();
+      cleanups.push(async () => void (await client.close()));
+      return node(client as unknown as RedisClientLike);
+    }));
+    await Promise.all([a!, b!].map(({ bus }) => waitForHealth(bus, 'connected')));
+    a!.publish(updated('test://typed-1'));
+    b!.publish(updated('test://typed-2'));
+    await Promise.all([a!, b!].map(({ receivedCount }) => receivedCount(2)));
+    // The read barrier parses the newest entry's id too.
+    await a!.bus.settled();
+    const both = new Set([updated('test://typed-1'), updated('test://typed-2')].map((event) => JSON.stringify(event)));
+    for (const { received, bus } of [a!, b!]) {
+      expect(new Set(received.map(({ event }) => JSON.stringify(event)))).toEqual(both);
+      expect(bus.health).toBe('connected');
+    }
   });
 });
