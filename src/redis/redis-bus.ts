@@ -199,10 +199,15 @@ class RedisStreamBus implements RedisBus {
     }
   }
 
-  /** What was read so far counts as applied once the handlers' promises of the events delivered meanwhile settled. */
-  private trackRead(): void {
-    this.barrier.track(this.ledger.lastId, this.applying);
+  /**
+   * What was read so far counts as applied once the handlers' promises of the events delivered meanwhile settled;
+   * returns those promises.
+   */
+  private trackRead(): ReadonlyArray<Promise<void>> {
+    const work = this.applying;
+    this.barrier.track(this.ledger.lastId, work);
     this.applying = [];
+    return work;
   }
 
   private applyAtOnce(entry: OutboundEntry): void {
@@ -243,8 +248,8 @@ class RedisStreamBus implements RedisBus {
     this.deliver({ type: 'everything_changed' }, true);
   }
 
-  /** Applies read entries in order; returns whether a gap had to be covered. */
-  private consume(entries: StreamEntry[]): boolean {
+  /** Applies read entries in order; returns whether a gap had to be covered, and the handlers' work on them. */
+  private consume(entries: StreamEntry[]): { gap: boolean; work: ReadonlyArray<Promise<void>> } {
     let gap = false;
     for (const entry of entries) {
       const acceptance = entry.ok ? this.ledger.accept(entry.header) : this.ledger.skip(entry.id, entry.ordinal);
@@ -255,8 +260,7 @@ class RedisStreamBus implements RedisBus {
       if (!entry.ok) this.log(`mcp-actors redis bus ${this.nodeId}: skipped stream entry ${entry.id}: ${entry.problem}`);
       else if (acceptance.apply) this.deliver(entry.event, entry.header.origin !== this.nodeId);
     }
-    this.trackRead();
-    return gap;
+    return { gap, work: this.trackRead() };
   }
 
   private async catchUp(): Promise<CatchUpOutput> {
@@ -267,7 +271,7 @@ class RedisStreamBus implements RedisBus {
     if (gap) this.resync('the stream was recreated (Redis restarted without persistence, or its keys were deleted)');
     for (;;) {
       const entries = parseRead(await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT)));
-      if (this.consume(entries)) gap = true;
+      if (this.consume(entries).gap) gap = true;
       if (entries.length < READ_COUNT) break;
     }
     if (this.ledger.missedBefore(head)) {
@@ -283,11 +287,11 @@ class RedisStreamBus implements RedisBus {
     const reader = this.connections!.reader;
     void (async () => {
       while (running) {
-        let gap: boolean;
+        let read: { gap: boolean; work: ReadonlyArray<Promise<void>> };
         try {
           const reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT, this.blockMs));
           if (!running) return;
-          gap = this.consume(parseRead(reply));
+          read = this.consume(parseRead(reply));
         } catch (cause) {
           // An error reply (or one it cannot parse) with the connection up: the machine retries; a dropped link
           // is reported by the connection itself.
@@ -297,7 +301,10 @@ class RedisStreamBus implements RedisBus {
           }
           return;
         }
-        if (gap) sendBack({ type: 'gap.detected' });
+        if (read.gap) sendBack({ type: 'gap.detected' });
+        // No further read before the handlers (onRemoteChange) are done with this one: a node slower than the
+        // stream then holds one batch, not the stream, and one that falls behind the retention resyncs.
+        if (read.work.length > 0) await Promise.allSettled(read.work);
       }
     })();
     return () => {

@@ -367,6 +367,34 @@ describe('Redis bus faults with the link up', () => {
   });
 });
 
+describe('Redis bus with a node slower than the stream', () => {
+  it('reads no further than its handlers got, so past the retention it resyncs instead of holding the stream', async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const [a, b] = await Promise.all([node(server.url, { maxLen: 100 }), node(server.url, { maxLen: 100, logs })]);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    const held = heldApplier(b.bus);
+    const arrived = held.arrived();
+    a.publish(updated('test://0'));
+    await arrived;
+    // B's handler holds its first event while ten times the retention is published.
+    for (let step = 0; step < 10; step++) {
+      for (let i = 1; i <= 100; i++) a.publish(updated(`test://${step * 100 + i}`));
+      await a.receivedCount(1 + (step + 1) * 100);
+    }
+    const resynced = nextHealth(b.bus, 'resynced');
+    held.open();
+    await resynced;
+    await b.receivedWhere(({ event }) => event.type === 'everything_changed');
+    // Held: the first event; then at most the one batch it had read; the trimmed rest is covered by the resync.
+    expect(held.applied.length).toBeLessThan(600);
+    expect(logs.some((line) => /trimmed or lost/.test(line))).toBe(true);
+    a.publish(updated('test://last'));
+    await b.receivedWhere(({ event }) => JSON.stringify(event) === JSON.stringify(updated('test://last')));
+    expect(uncovered(b.received)).toEqual([]);
+  });
+});
+
 describe("Redis bus on an application's client with a reply type mapping", () => {
   // The bus reads with a duplicate of the application's client, so it gets the client's type mapping too.
   it.each([
