@@ -114,12 +114,14 @@ export type {
 export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
 export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
-export { GetStreamEndedError, GetStreamStalledError } from './transport/legacy-get-stream.ts';
+export { GetStreamContentTypeError, GetStreamEndedError, GetStreamStalledError } from './transport/legacy-get-stream.ts';
+export { UnsendableEventIdError } from './transport/resumable-stream.ts';
 export { DEFAULT_STALL_AFTER_MS } from './transport/silence-watch.ts';
 export { InvalidToolHeaderAnnotationError } from './transport/tool-param-headers.ts';
 export { ResyncInterruptedError } from '../machines/subscription-errors.ts';
 export type { ResumeOptions } from './transport/resumable-stream.ts';
 export { AuthError, type AuthErrorCode } from './transport/auth/errors.ts';
+export { AUTH_FETCH_TIMEOUT_MS, MAX_AUTH_BODY_BYTES } from './transport/auth/bounded-fetch.ts';
 export type {
   AuthProvider,
   AuthorizationCodeProvider,

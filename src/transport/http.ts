@@ -212,8 +212,9 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
     }
     if (this.protocol.era === 'legacy') this.session.noteResponseHeaders(response.headers);
     if (!response.ok) {
+      // Ended after its body is read, so that close() and a cancel abort that read too.
+      const error = HttpStatusError.of(response, await readRpcError(response, controller.signal));
       this.fetches.end(controller);
-      const error = HttpStatusError.of(response, await readRpcError(response));
       // A 404 for a request that named our session: the server forgot the session.
       if (response.status === 404 && sentSessionId !== undefined) this.fail(error);
       throw error;

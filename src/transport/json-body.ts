@@ -7,11 +7,22 @@ import { FrameError, isFailure, parseFrame, parseFrames, type ClassifiedFrame, t
 
 /** How much of an error body is read looking for a JSON-RPC error. */
 const ERROR_BODY_LIMIT = 64 * 1024;
+/**
+ * How long an error body may take: its status already says what happened, the body only adds the server's words,
+ * so a server that sends the status and then stalls costs this long, not the request's whole timeout.
+ */
+export const ERROR_BODY_WAIT_MS = 2_000;
 
-/** Reads at most `limit` characters; `undefined` when the body is longer (the rest is cancelled). */
-async function readBoundedText(body: ReadableStream<Uint8Array>, limit: number): Promise<string | undefined> {
+/**
+ * Reads at most `limit` characters; `undefined` when the body is longer (the rest is cancelled). When `signal`
+ * aborts, the body is cancelled (its connection with it) and what was read so far is returned.
+ */
+async function readBoundedText(body: ReadableStream<Uint8Array>, limit: number, signal?: AbortSignal): Promise<string | undefined> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   let text = '';
   try {
     for (;;) {
@@ -24,6 +35,7 @@ async function readBoundedText(body: ReadableStream<Uint8Array>, limit: number):
       }
     }
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     reader.releaseLock();
   }
 }
@@ -38,9 +50,10 @@ export async function readJsonFrames(body: ReadableStream<Uint8Array>, maxFrameB
 }
 
 /** The JSON-RPC error object in an error response's body, if it holds one. */
-export async function readRpcError(response: Response): Promise<JsonRpcErrorObject | undefined> {
+export async function readRpcError(response: Response, signal: AbortSignal): Promise<JsonRpcErrorObject | undefined> {
   if (!response.body) return undefined;
-  const text = await readBoundedText(response.body, ERROR_BODY_LIMIT).catch(() => undefined);
+  const within = AbortSignal.any([signal, AbortSignal.timeout(ERROR_BODY_WAIT_MS)]);
+  const text = await readBoundedText(response.body, ERROR_BODY_LIMIT, within).catch(() => undefined);
   if (text === undefined || text === '') return undefined;
   const frame = parseFrame(text, ERROR_BODY_LIMIT);
   return frame.kind === 'response' && isFailure(frame.message) ? frame.message.error : undefined;

@@ -11,7 +11,7 @@ import type { Fetch } from './auth/discovery.ts';
 import { readRpcError } from './json-body.ts';
 import type { LegacySession } from './legacy-session.ts';
 import type { OpenFetches } from './open-fetches.ts';
-import { followStream, type FollowEnd, type ResumeOptions } from './resumable-stream.ts';
+import { followStream, isEventStream, pause, RESUME_DEFAULTS, type FollowEnd, type ResumeOptions } from './resumable-stream.ts';
 import { SseCursor } from './sse-cursor.ts';
 import { SilenceWatch } from './silence-watch.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
@@ -40,6 +40,18 @@ export class GetStreamStalledError extends McpActorsError {
   }
 }
 
+/**
+ * The server answered the standalone GET with a success that is no event stream (an HTML page, JSON): it offers no
+ * GET stream there, as a 405 says. Reported once; list changes then arrive only on POST response streams.
+ */
+export class GetStreamContentTypeError extends McpActorsError {
+  override readonly name = 'GetStreamContentTypeError';
+  readonly code = 'get_stream_content_type';
+  constructor(/** The response's content type; undefined when it named none. */ readonly contentType: string | undefined) {
+    super(`the server answered the GET stream with ${contentType ?? 'no content type'}, not text/event-stream: no GET stream, list changes arrive on POST responses only`);
+  }
+}
+
 /** What the legacy streams need of the HTTP transport that owns them. */
 export interface LegacyStreamHost {
   readonly fetch: Fetch;
@@ -63,31 +75,19 @@ export interface LegacyStreamHost {
   error(error: Error): void;
 }
 
-/** Opens the standalone GET stream and reads it until it ends; 405 (404 without a session) means the server offers none. */
+/**
+ * Opens the standalone GET stream and reads it until it ends; 405 (404 without a session), or a success that is no
+ * event stream, means the server offers none. A 429 or a 5xx is a moment's refusal: the GET is tried again within the
+ * `resume` bounds, after the server's `Retry-After` when it gives one, and the transport ends when they run out (the
+ * connection reconnects and listeners hear `reconnected`), rather than going on without the stream.
+ */
 export async function openGetStream(host: LegacyStreamHost, endpoint: URL): Promise<void> {
   if (!host.open) return;
   const controller = host.fetches.startGetStream();
   if (controller === undefined) return;
-  let response: Response;
-  const sentSessionId = host.session.id;
-  try {
-    response = await host.fetch(endpoint, { method: 'GET', headers: getHeaders(host), signal: controller.signal });
-  } catch (error) {
+  const body = await openedGetStream(host, endpoint, controller);
+  if (body === undefined) {
     host.fetches.end(controller);
-    if (!controller.signal.aborted) host.fail(error);
-    return;
-  }
-  if (!response.ok || response.body === null) {
-    host.fetches.end(controller);
-    // 405 (or, from a server that minted no session, 404): the server offers no GET stream; list changes
-    // then arrive only on POST response streams. A 404 for a GET that named our session: the session is gone.
-    if (response.status === 405 || (response.status === 404 && sentSessionId === undefined)) {
-      await response.body?.cancel().catch(() => undefined);
-      return;
-    }
-    const error = HttpStatusError.of(response, await readRpcError(response));
-    if (response.status === 404) host.fail(error);
-    else if (host.open) host.error(error);
     return;
   }
   const deliver = (frame: ClassifiedFrame): FrameVerdict => {
@@ -95,10 +95,53 @@ export async function openGetStream(host: LegacyStreamHost, endpoint: URL): Prom
     host.inbound(frame);
     return 'continue';
   };
-  const end = await followLegacyStream(host, endpoint, response.body, controller, deliver, host.stallAfterMs);
+  const end = await followLegacyStream(host, endpoint, body, controller, deliver, host.stallAfterMs);
   host.fetches.end(controller);
   if (end.type === 'lost' && !controller.signal.aborted) {
     host.fail(end.cause instanceof GetStreamStalledError ? end.cause : new GetStreamEndedError({ cause: end.cause }));
+  }
+}
+
+/** The GET stream's body, or undefined when there is none to read (what happened instead was reported). */
+async function openedGetStream(host: LegacyStreamHost, endpoint: URL, controller: AbortController): Promise<ReadableStream<Uint8Array> | undefined> {
+  const { maxAttempts, maxWaitMs, defaultRetryMs } = { ...RESUME_DEFAULTS, ...host.resume };
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const sentSessionId = host.session.id;
+    let response: Response;
+    try {
+      response = await host.fetch(endpoint, { method: 'GET', headers: getHeaders(host), signal: controller.signal });
+    } catch (error) {
+      if (!controller.signal.aborted) host.fail(error);
+      return undefined;
+    }
+    if (response.ok && response.body !== null && isEventStream(response)) return response.body;
+    // 405 (or, from a server that minted no session, 404): the server offers no GET stream; list changes
+    // then arrive only on POST response streams. A 404 for a GET that named our session: the session is gone.
+    if (response.status === 405 || (response.status === 404 && sentSessionId === undefined)) {
+      await response.body?.cancel().catch(() => undefined);
+      return undefined;
+    }
+    if (response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      if (host.open) host.error(new GetStreamContentTypeError(response.headers.get('content-type') ?? undefined));
+      return undefined;
+    }
+    const error = HttpStatusError.of(response, await readRpcError(response, controller.signal));
+    if (response.status === 404) {
+      host.fail(error);
+      return undefined;
+    }
+    if (response.status !== 429 && response.status < 500) {
+      if (host.open) host.error(error);
+      return undefined;
+    }
+    const waitMs = Math.max(error.retryAfterMs ?? 0, defaultRetryMs * 2 ** (attempt - 1));
+    if (attempt >= maxAttempts || Date.now() - started + waitMs > maxWaitMs) {
+      if (host.open) host.fail(error);
+      return undefined;
+    }
+    if (!(await pause(waitMs, controller.signal)) || !host.open) return undefined;
   }
 }
 

@@ -17,7 +17,7 @@
  * once would otherwise be polled without pause: with `retry: 0`, hundreds of
  * GETs a second, since every reopen it answers starts a fresh run.
  */
-import { HttpStatusError } from '../protocol/errors.ts';
+import { HttpStatusError, McpActorsError } from '../protocol/errors.ts';
 import type { SseCursor } from './sse-cursor.ts';
 
 /** How hard a client tries to resume a broken legacy SSE stream. */
@@ -30,7 +30,8 @@ export interface ResumeOptions {
   defaultRetryMs?: number;
 }
 
-const DEFAULTS: Required<ResumeOptions> = { maxAttempts: 5, maxWaitMs: 60_000, defaultRetryMs: 1_000 };
+/** The `resume` bounds where `httpTransport` is given none. */
+export const RESUME_DEFAULTS: Required<ResumeOptions> = { maxAttempts: 5, maxWaitMs: 60_000, defaultRetryMs: 1_000 };
 
 /** The shortest wait before reopening a stream that was itself a reopen and ended without a message: 4 GETs a second. */
 export const EMPTY_REOPEN_FLOOR_MS = 250;
@@ -46,11 +47,24 @@ export interface StreamIo {
 /** How following a stream ended: the consumer stopped (or it was aborted), or the stream is lost. */
 export type FollowEnd = { type: 'stopped' } | { type: 'lost'; cause: unknown };
 
-const isEventStream = (response: Response): boolean =>
+/**
+ * A stream broke after an event id that no `Last-Event-ID` header can carry (HTTP header values are bytes: a
+ * character above U+00FF, say), so it cannot be resumed; it ends as any stream that cannot be resumed does.
+ */
+export class UnsendableEventIdError extends McpActorsError {
+  override readonly name = 'UnsendableEventIdError';
+  readonly code = 'unsendable_event_id';
+  constructor(/** The id the server gave its last event. */ readonly eventId: string, options?: { cause?: unknown }) {
+    super(`the stream broke after event id ${JSON.stringify(eventId)}, which no Last-Event-ID header can carry: it cannot be resumed`, options);
+  }
+}
+
+/** Whether `response` says it is `text/event-stream`. */
+export const isEventStream = (response: Response): boolean =>
   response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
 
 /** Waits `ms`, or less when `signal` aborts; resolves whether the wait ran out (false: aborted). */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const onAbort = () => {
@@ -73,7 +87,7 @@ export async function followStream(
   signal: AbortSignal,
   options: ResumeOptions = {},
 ): Promise<FollowEnd> {
-  const { maxAttempts, maxWaitMs, defaultRetryMs } = { ...DEFAULTS, ...options };
+  const { maxAttempts, maxWaitMs, defaultRetryMs } = { ...RESUME_DEFAULTS, ...options };
   let body = first;
   for (;;) {
     let cause: unknown = new Error('the server ended the stream');
@@ -86,6 +100,8 @@ export async function followStream(
     if (signal.aborted) return { type: 'stopped' };
     const lastEventId = cursor.lastEventId;
     if (lastEventId === undefined) return { type: 'lost', cause };
+    // Not a header value (a character above U+00FF): no reopen could carry it, so none is tried.
+    if (/[^\x00-\xff]|[\0\r\n]/.test(lastEventId)) return { type: 'lost', cause: new UnsendableEventIdError(lastEventId, { cause }) };
     const lostAt = Date.now();
     const floorMs = body !== first && cursor.messages === messagesBefore ? EMPTY_REOPEN_FLOOR_MS : 0;
     let reopened: ReadableStream<Uint8Array> | undefined;

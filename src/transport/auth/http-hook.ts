@@ -11,6 +11,7 @@ import { readBearerChallenge } from './challenge.ts';
 import type { Fetch } from './discovery.ts';
 import { AuthError } from './errors.ts';
 import type { AuthProvider } from './provider.ts';
+import { boundedFetch } from './bounded-fetch.ts';
 
 /** Retries a request gets after authorization flows: a first login, then a step-up. */
 const MAX_AUTH_RETRIES = 2;
@@ -37,7 +38,7 @@ export function authHooks(provider: AuthProvider | undefined, fetcher: Fetch): (
     if (provider === undefined) return unauthenticated;
     let authorizer = authorizers.get(endpoint.href);
     if (authorizer === undefined) {
-      authorizer = import('./authorizer.ts').then((loaded) => new loaded.Authorizer(provider, endpoint, fetcher));
+      authorizer = import('./authorizer.ts').then((loaded) => new loaded.Authorizer(provider, endpoint, boundedFetch(fetcher)));
       authorizers.set(endpoint.href, authorizer);
     }
     return authenticated(authorizer);
