@@ -116,6 +116,7 @@ export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts
 export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
 export { GetStreamContentTypeError, GetStreamEndedError, GetStreamStalledError } from './transport/legacy-get-stream.ts';
 export { UnsendableEventIdError } from './transport/resumable-stream.ts';
+export { HttpRedirectError, MAX_REDIRECTS } from './transport/redirects.ts';
 export { DEFAULT_STALL_AFTER_MS } from './transport/silence-watch.ts';
 export { InvalidToolHeaderAnnotationError } from './transport/tool-param-headers.ts';
 export { ResyncInterruptedError } from '../machines/subscription-errors.ts';

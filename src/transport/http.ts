@@ -53,6 +53,7 @@ import { openGetStream } from './legacy-get-stream.ts';
 import { readRequestResponse, type RequestResponseHost } from './http-request-response.ts';
 import { DEFAULT_STALL_AFTER_MS } from './silence-watch.ts';
 import { OpenFetches } from './open-fetches.ts';
+import { redirectingFetch } from './redirects.ts';
 import type { ResumeOptions } from './resumable-stream.ts';
 import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
@@ -102,8 +103,10 @@ const DELETE_TIMEOUT_MS = 5_000;
 export const httpTransport = (options: HttpTransportOptions): TransportFactory => {
   // One fetch for the transport's requests and authorization's alike (the global one, looked up per call, by default).
   const fetcher: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  // OAuth's own requests follow redirects as fetch does (metadata may live elsewhere); the MCP endpoint's do not.
   const hooks = authHooks(options.auth, fetcher);
-  return () => new HttpClientTransport(options, fetcher, hooks);
+  const endpointFetch = redirectingFetch(fetcher);
+  return () => new HttpClientTransport(options, endpointFetch, hooks);
 };
 
 type Phase = 'new' | 'open' | 'failed' | 'closed';

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createClient,
   GetStreamContentTypeError,
+  HttpRedirectError,
   HttpStatusError,
   httpTransport,
   StreamEndedError,
@@ -29,16 +30,19 @@ interface Scripted {
   url: string;
   /** Each request as `METHOD rpc-method` (`GET`, `POST initialize`, …), in arrival order. */
   seen: string[];
+  /** Each request as `METHOD path`. */
+  paths: string[];
   /** The socket of the last request. */
   lastSocket(): Socket;
 }
 
 /**
  * A legacy server that does the handshake (session S1) and DELETE itself, and hands every other request to
- * `handle`; with `handshake: false`, every request.
+ * `handle`; requests `handshakes` refuses all go to `handle`.
  */
-async function scripted(handle: Handler, { handshake = true } = {}): Promise<Scripted> {
+async function scripted(handle: Handler, { handshakes = (): boolean => true }: { handshakes?: (req: IncomingMessage) => boolean } = {}): Promise<Scripted> {
   const seen: string[] = [];
+  const paths: string[] = [];
   const sockets = new Set<Socket>();
   let last: Socket | undefined;
   const server: Server = createServer((req, res) => {
@@ -46,8 +50,9 @@ async function scripted(handle: Handler, { handshake = true } = {}): Promise<Scr
     req.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk)).on('end', () => {
       const body = raw === '' ? undefined : (JSON.parse(raw) as Body);
       seen.push(`${req.method} ${body?.method ?? ''}`.trim());
+      paths.push(`${req.method} ${req.url}`);
       last = req.socket;
-      if (!handshake) {
+      if (!handshakes(req)) {
         handle(req, body, res);
       } else if (req.method === 'POST' && body?.method === 'initialize') {
         res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'S1' });
@@ -70,7 +75,7 @@ async function scripted(handle: Handler, { handshake = true } = {}): Promise<Scr
     for (const socket of sockets) socket.destroy();
     server.close(resolve);
   }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen, lastSocket: () => last! };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen, paths, lastSocket: () => last! };
 }
 
 async function connected(url: string, options: Partial<HttpTransportOptions> = {}): Promise<McpClient> {
@@ -194,7 +199,7 @@ describe('OAuth discovery against a metadata document that never ends', () => {
         return pump();
       }
       res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource"` }).end();
-    }, { handshake: false });
+    }, { handshakes: () => false });
     const client = createClient({
       transport: httpTransport({ url: server.url, auth: { kind: 'client_credentials', clientId: 'c', clientSecret: 's', tokens: () => undefined, saveTokens: () => {} } }),
       era: 'legacy',
@@ -207,5 +212,57 @@ describe('OAuth discovery against a metadata document that never ends', () => {
     expect(String((failure as Error & { cause?: { cause?: unknown } }).cause?.cause ?? (failure as Error).cause)).toMatch(/exceeds 1048576 bytes/);
     await metadataClosed;
     expect(sentMiB).toBeLessThan(16);
+  });
+});
+
+/** Every error in `error`'s cause chain, outermost first. */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let at = error; at !== undefined && chain.length < 10; at = (at as { cause?: unknown }).cause) chain.push(at);
+  return chain;
+}
+
+describe('redirects from the MCP endpoint', () => {
+  it('a 307 or 308 to the same origin is followed, method and body kept', async () => {
+    const server = await scripted((req, body, res) => {
+      if (req.url === '/mcp') return void res.writeHead(req.method === 'GET' ? 308 : 307, { location: '/mcp/' }).end();
+      if (req.method === 'GET') return void res.writeHead(405).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: { tools: [] } }));
+    }, { handshakes: (req) => req.url === '/mcp/' });
+    const client = await connected(server.url);
+    expect(await client.listTools()).toEqual([]);
+    // The GET stream opens beside the POSTs, so each method's requests are compared in their own order.
+    expect(server.paths.filter((line) => line.startsWith('POST'))).toEqual(['POST /mcp', 'POST /mcp/', 'POST /mcp', 'POST /mcp/', 'POST /mcp', 'POST /mcp/']);
+    expect(server.paths.filter((line) => line.startsWith('GET'))).toEqual(['GET /mcp', 'GET /mcp/']);
+    expect(server.seen.filter((line) => line !== 'GET' && line !== 'POST')).toEqual(['POST initialize', 'POST initialize', 'POST notifications/initialized', 'POST notifications/initialized', 'POST tools/list', 'POST tools/list']);
+  });
+
+  it.each([301, 302, 303])('a %i is not followed: the connection fails saying where the endpoint points', async (status) => {
+    const server = await scripted((_req, _body, res) => void res.writeHead(status, { location: '/elsewhere' }).end(), { handshakes: () => false });
+    const client = createClient({ transport: httpTransport({ url: server.url }), era: 'legacy', reconnect: false });
+    cleanups.push(() => client.close());
+    const failure = await client.connect().catch((error: unknown) => error);
+    const redirect = causes(failure).find((cause) => cause instanceof HttpRedirectError);
+    expect(redirect).toMatchObject({ code: 'http_redirect', status, location: server.url.replace('/mcp', '/elsewhere'), from: server.url });
+    expect(server.paths).toEqual(['POST /mcp']);
+  });
+
+  it('a 307 to another origin is not followed: the session id and the caller\'s headers stay home', async () => {
+    const other = await scripted((_req, _body, res) => void res.writeHead(500).end(), { handshakes: () => false });
+    let redirected = false;
+    const server = await scripted((req, body, res) => {
+      if (req.method === 'GET') return void res.writeHead(405).end();
+      if (!redirected) {
+        redirected = true;
+        return void res.writeHead(307, { location: other.url }).end();
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: { tools: [] } }));
+    });
+    const client = await connected(server.url, { headers: { 'x-api-key': 'secret' } });
+    const lost = new Promise<{ cause: unknown }>((resolve) => client.on('connection.lost', resolve));
+    await expect(client.listTools()).rejects.toBeDefined();
+    // The transport fails with why, and the connection reconnects (here: is done, reconnect off).
+    expect(causes((await lost).cause).find((cause) => cause instanceof HttpRedirectError)).toMatchObject({ status: 307, location: other.url });
+    expect(other.paths).toEqual([]);
   });
 });
