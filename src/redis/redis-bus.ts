@@ -94,7 +94,7 @@ class RedisStreamBus implements RedisBus {
   private readonly actor: Actor<typeof redisBusMachine>;
   private connections: BusConnections | undefined;
   private seq = 0;
-  /** The highest `seq` handed to Redis so far: an entry at or below it is resent under a new one (`send`). */
+  /** The highest `seq` handed to Redis so far: a resend below it goes under a new one (`send`). */
   private highestSent = 0;
   private current: RedisBusHealth = 'connecting';
 
@@ -237,7 +237,10 @@ class RedisStreamBus implements RedisBus {
     writer
       .sendCommand(publishCommand(this.keys, this.maxLen, this.nodeId, entry.seq, event))
       .catch((cause: unknown) => {
-        this.log(`mcp-actors redis bus ${this.nodeId}: publishing ${event.type} failed, resent once live again: ${messageOf(cause)}`);
+        // The first failure of a live link says why; the others that were in flight with it follow it.
+        if (this.actor.getSnapshot().matches('live')) {
+          this.log(`mcp-actors redis bus ${this.nodeId}: publishing ${event.type} failed, resent once live again: ${messageOf(cause)}`);
+        }
         this.actor.send({ type: 'publish.failed', entry, cause });
       });
   }
