@@ -70,9 +70,10 @@ export function withRequestMeta(method: string, params: JsonObject | undefined, 
  */
 export function callerMeta(meta: unknown): Readonly<JsonObject> {
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return EMPTY;
-  const kept: JsonObject = {};
-  for (const [key, value] of Object.entries(meta)) if (!ENVELOPE_META_KEYS.has(key)) kept[key] = value;
-  return Object.freeze(kept);
+  let kept: JsonObject | undefined;
+  for (const [key, value] of Object.entries(meta)) if (!ENVELOPE_META_KEYS.has(key)) (kept ??= {})[key] = value;
+  // Most modern requests carry the envelope alone: they share the one empty object rather than make one each.
+  return kept === undefined ? EMPTY : Object.freeze(kept);
 }
 
 const EMPTY: Readonly<JsonObject> = Object.freeze({});

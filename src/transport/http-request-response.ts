@@ -12,6 +12,7 @@ import type { ClassifiedFrame, FrameError, JsonRpcRequest, JsonRpcResponse, Requ
 import type { Era } from '../protocol/versions.ts';
 import { readJsonFrames } from './json-body.ts';
 import { followLegacyStream, type LegacyStreamHost } from './legacy-get-stream.ts';
+import { mediaType } from './resumable-stream.ts';
 import { readSseFrames, type FrameVerdict } from './sse-stream.ts';
 
 /** What reading a request's response needs of the transport, beside what a legacy stream does. */
@@ -25,9 +26,6 @@ export interface RequestResponseHost extends LegacyStreamHost {
   /** The request's stream ended without its response. */
   requestStreamEnded(id: RequestId, error: StreamEndedError): void;
 }
-
-const mediaType = (response: Response): string | undefined =>
-  response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
 
 /** Delivers one request's response body; reports the stream ended if it held no response to the request. */
 export async function readRequestResponse(

@@ -59,9 +59,12 @@ export class UnsendableEventIdError extends McpActorsError {
   }
 }
 
+/** The media type `response` says it is, lower case, without parameters. */
+export const mediaType = (response: Response): string | undefined =>
+  response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+
 /** Whether `response` says it is `text/event-stream`. */
-export const isEventStream = (response: Response): boolean =>
-  response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
+export const isEventStream = (response: Response): boolean => mediaType(response) === 'text/event-stream';
 
 /** Waits `ms`, or less when `signal` aborts; resolves whether the wait ran out (false: aborted). */
 export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
