@@ -46,6 +46,7 @@ interface EraRun {
   before: string[];
   notifications: string[];
   after: string[];
+  meta: Record<string, unknown>;
 }
 
 const EXPECTED_VERSION: Record<string, string> = { modern: '2026-07-28', legacy: '2025-11-25' };
@@ -64,12 +65,13 @@ export function checkClientOutput(stdout: string): string {
       continue;
     }
     if (run.era !== era || run.protocolVersion !== EXPECTED_VERSION[era]) problems.push(`${era}: negotiated ${run.era} ${run.protocolVersion}`);
-    if (run.before.join() !== 'add_tool,echo') problems.push(`${era}: tools before ${run.before.join()}`);
+    if (JSON.stringify(run.meta) !== JSON.stringify({ 'consumer.example/run': era })) problems.push(`${era}: handler saw _meta ${JSON.stringify(run.meta)}`);
+    if (run.before.join() !== 'add_tool,echo,meta') problems.push(`${era}: tools before ${run.before.join()}`);
     if (run.notifications.join() !== 'notifications/tools/list_changed') problems.push(`${era}: notifications ${run.notifications.join() || 'none'}`);
     if (!run.after.includes('added')) problems.push(`${era}: tools after ${run.after.join()}`);
   }
   if (problems.length > 0) throw new Error(`${problems.join('; ')}\nstdout:\n${stdout}`);
-  return 'modern (listen) and legacy (subscribeNotifications) each heard notifications/tools/list_changed once';
+  return 'modern (listen) and legacy (subscribeNotifications) each heard notifications/tools/list_changed once; a request `meta` reached the handler in both';
 }
 
 /** A diagnostic's location inside xstate's package, whatever the layout above it (npm, pnpm). */

@@ -1,7 +1,7 @@
 // The consumer's client, shared by client.mjs (import), client.cjs
 // (require) and http-client.mjs: for each era, connect (`serverFile` started
 // over stdio, or the HTTP endpoint of a fresh server, `url()`), list the
-// tools, open a listen stream (modern) or a notification listener (legacy),
+// tools, call one with a request `_meta`, open a listen stream (modern) or a notification listener (legacy),
 // have the server add a tool, and wait for the one tools/list_changed.
 // Prints one JSON line per era; any failure rejects (the caller exits 1).
 exports.run = async function run(lib, where) {
@@ -15,6 +15,9 @@ exports.run = async function run(lib, where) {
     });
     await client.connect();
     const before = (await client.listTools()).map((tool) => tool.name);
+    // A request's `_meta` reaches the handler as the caller wrote it.
+    const metaResult = await client.callTool('meta', {}, { meta: { 'consumer.example/run': era } });
+    const meta = JSON.parse(metaResult.content[0].text);
     const notifications = [];
     let heard;
     const notified = new Promise((resolve) => (heard = resolve));
@@ -32,6 +35,6 @@ exports.run = async function run(lib, where) {
     if (era === 'modern') handle.close();
     else await client.unsubscribeNotifications(handle);
     await client.close();
-    console.log(JSON.stringify({ asked: era, ...negotiated, before, notifications, after }));
+    console.log(JSON.stringify({ asked: era, ...negotiated, before, notifications, after, meta }));
   }
 };

@@ -6,6 +6,10 @@ function build({ createServer }) {
   const server = createServer({ name: 'consumer-server', version: '1.0.0' });
   const text = (value) => ({ content: [{ type: 'text', text: value }] });
   server.defineTool('echo', { description: 'Echoes text', inputSchema: { type: 'object' } }, (args) => text(String(args.text)));
+  // Gives back the request's `_meta` as the handler saw it (the client sends it with `meta`).
+  server.defineTool('meta', { description: 'Returns context.meta', inputSchema: { type: 'object' } }, (_args, context) =>
+    text(JSON.stringify(context.meta)),
+  );
   server.defineTool('add_tool', { description: 'Adds the tool "added"', inputSchema: { type: 'object' } }, () => {
     server.defineTool('added', { description: 'Added at run time', inputSchema: { type: 'object' } }, () => text('hello'));
     server.notifyToolsListChanged();

@@ -6,6 +6,8 @@ import {
   createClient,
   DEFAULT_BACKOFF,
   httpTransport,
+  HttpRedirectError,
+  InvalidRequestMetaError,
   McpActorsError,
   stdioTransport,
   type CallToolResult,
@@ -53,10 +55,13 @@ const cache = createChangeCache(client, { interest: { tools: true, prompts: fals
 const first = names[0]; // string | undefined under noUncheckedIndexedAccess
 console.log(first?.length, reason.type, cache.filter, (await cache.tools({ mode: 'stale' })).freshness);
 try {
-  const called: CallToolResult = await client.callTool('echo', { text: 'hi' }, { timeoutMs: 1_000, signal: AbortSignal.timeout(2_000) });
+  const meta = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'io.modelcontextprotocol/logLevel': 'debug' } as const;
+  const called: CallToolResult = await client.callTool('echo', { text: 'hi' }, { timeoutMs: 1_000, signal: AbortSignal.timeout(2_000), meta });
   for (const block of called.content) if (block.type === 'text') console.log(block.text);
 } catch (error) {
-  if (error instanceof McpActorsError) console.log(error.code);
+  if (error instanceof InvalidRequestMetaError) console.log(error.key, error.problem);
+  else if (error instanceof HttpRedirectError) console.log(error.status, error.location);
+  else if (error instanceof McpActorsError) console.log(error.code);
 }
 ready.unsubscribe();
 await client.close();
@@ -69,6 +74,8 @@ console.log(connectionActorOf(testClient).getSnapshot().status, streamActorOf(st
 
 const echo: ToolHandler = (args, context) => {
   void context.progress(1, 1);
+  const traceparent: unknown = context.meta.traceparent;
+  if (typeof traceparent === 'string') console.log(traceparent);
   return { content: [{ type: 'text', text: String(args.text) }] };
 };
 const bus = createInProcessBus();
