@@ -106,8 +106,8 @@ class RedisStreamBus implements RedisBus {
     this.barrier = new ReadBarrier(options.settleTimeoutMs ?? 2_000);
     const machine = redisBusMachine.provide({
       actors: {
-        catchUp: fromPromise<CatchUpOutput>(() =>
-          this.catchUp().catch((cause: unknown) => {
+        catchUp: fromPromise<CatchUpOutput>(({ signal }) =>
+          this.catchUp(signal).catch((cause: unknown) => {
             this.log(`mcp-actors redis bus ${this.nodeId}: catching up failed: ${messageOf(cause)}`);
             throw cause;
           }),
@@ -266,14 +266,23 @@ class RedisStreamBus implements RedisBus {
     return { gap, work: this.trackRead() };
   }
 
-  private async catchUp(): Promise<CatchUpOutput> {
+  /**
+   * Proves continuity from the last id seen and reads the backlog. `signal` aborts when the machine leaves
+   * `catching_up` (a link dropped): a catch-up still waiting on the reader then stops at its next reply, unread, so
+   * it never consumes beside the next catch-up and moves the ledger back under it (a spurious resync).
+   */
+  private async catchUp(signal: AbortSignal): Promise<CatchUpOutput> {
+    const superseded: CatchUpOutput = { gap: false };
     const reader = this.connections!.reader;
     const head = parseHead(await reader.sendCommand(headCommand(this.keys, randomUUID())));
+    if (signal.aborted) return superseded;
     const reconciled = this.ledger.reconcile(head);
     let gap = reconciled === 'gap';
     if (gap) this.resync('the stream was recreated (Redis restarted without persistence, or its keys were deleted)');
     for (;;) {
-      const entries = parseRead(await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT)));
+      const reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT));
+      if (signal.aborted) return superseded;
+      const entries = parseRead(reply);
       if (this.consume(entries).gap) gap = true;
       if (entries.length < READ_COUNT) break;
     }

@@ -422,3 +422,63 @@ describe("Redis bus on an application's client with a reply type mapping", () =>
     }
   });
 });
+
+/**
+ * The application's client, whose duplicate (the bus's reader) holds its first catch-up read (an XREAD without
+ * BLOCK) until `release()`; `held` is that read's reply as the bus receives it.
+ */
+function catchUpReadHeld(client: RedisClientLike) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held: Promise<unknown> | undefined;
+  const forward = <T extends object>(target: T, overrides: Record<string | symbol, unknown>): T =>
+    new Proxy(target, {
+      get(object, key) {
+        if (key in overrides) return overrides[key];
+        const value: unknown = Reflect.get(object, key, object);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+      },
+    });
+  const duplicate = client.duplicate();
+  const reader = forward(duplicate, {
+    sendCommand(args: ReadonlyArray<string>) {
+      if (held !== undefined || args[0] !== 'XREAD' || args.includes('BLOCK')) return duplicate.sendCommand(args);
+      held = released.then(() => duplicate.sendCommand(args));
+      return held;
+    },
+  });
+  return { writer: forward(client, { duplicate: () => reader }), release, held: () => held };
+}
+
+describe('Redis bus with only its writer dropped during a catch-up', () => {
+  it('the catch-up the drop interrupted stops: the next one alone reads, with no resync and no event twice', async () => {
+    const server = await redis();
+    const a = await node(server.url);
+    await waitForHealth(a.bus, 'connected');
+    const client = createClient({ url: server.url });
+    client.on('error', () => {});
+    await client.connect();
+    cleanups.push(async () => void (await client.destroy()));
+    const writerId = String(await client.sendCommand(['CLIENT', 'ID']));
+    const seam = catchUpReadHeld(client as unknown as RedisClientLike);
+    const b = await node(seam.writer);
+    // B's first catch-up proved continuity and waits on its read; the events land after the head it saw.
+    await waitForHealth(b.bus, 'catching_up');
+    for (let i = 0; i < 3; i++) a.publish(updated(`test://${i}`));
+    await a.receivedCount(3);
+    // Only the writer drops; node-redis reconnects it and B catches up again, reading the three events.
+    const down = nextHealth(b.bus, 'disconnected');
+    await server.command(['CLIENT', 'KILL', 'ID', writerId]);
+    await down;
+    await waitForHealth(b.bus, 'connected');
+    await b.receivedCount(3);
+    // The interrupted catch-up's read now answers: it must be dropped, not consumed behind the newer one.
+    seam.release();
+    await seam.held();
+    await new Promise((resolve) => setImmediate(resolve));
+    a.publish(updated('test://after'));
+    await b.receivedCount(4);
+    expect(b.received.map(({ event }) => event)).toEqual([0, 1, 2].map((i) => updated(`test://${i}`)).concat(updated('test://after')));
+    expect(b.bus.health).toBe('connected');
+  });
+});
