@@ -242,7 +242,8 @@ export class McpClient {
 
   /**
    * Every tool, all pages; rejects with InvalidResultError when one lacks what MCP defines (extra fields pass
-   * through). The tools' output schemas are what `callTool` checks structured results against from then on.
+   * through), a page lacks its list or a cursor comes twice, and with ListTooLongError or TooManyPagesError past
+   * 1,000,000 items or 10,000 pages. The tools' output schemas are what `callTool` checks structured results against from then on.
    */
   async listTools(options?: RequestOptions): Promise<Tool[]> {
     const tools = await this.#listAll('tools', options);

@@ -227,6 +227,18 @@ export class TooManyPagesError extends McpActorsError {
 }
 
 /**
+ * A list whose pages together hold more than 1,000,000 items:
+ * collecting them all would exhaust the heap, so the list fails instead.
+ */
+export class ListTooLongError extends McpActorsError {
+  override readonly name = 'ListTooLongError';
+  readonly code = 'list_too_long';
+  constructor(/** The list request (`tools/list`…). */ readonly method: string, /** The item limit. */ readonly maxItems: number) {
+    super(`${method} returned more than ${maxItems} items`);
+  }
+}
+
+/**
  * A server's result that lacks what MCP defines for it (a tool without a
  * `name`, `content` that is no array), so it cannot be handed out typed.
  * Fields MCP does not name never cause it: servers may extend results.

@@ -95,6 +95,20 @@ describe('results that lack what MCP defines', () => {
     expect(resources.at(-1)).toEqual({ uri: 'u', name: 'n' });
   });
 
+  it('a page without its list rejects listTools instead of reading as an empty list', async () => {
+    const client = await scripted();
+    await answer(client, 'tools/list', { nextCursor: '' });
+    expect(await rejection(client.listTools())).toMatchObject({ method: 'tools/list', path: 'tools', expected: 'an array', actual: undefined });
+  });
+
+  it('a server that ignores the cursor (the same page and cursor again) rejects at the second page, not at the page limit', async () => {
+    const client = await scripted('legacy');
+    await answer(client, 'prompts/list', { prompts: [{ name: 'again' }], nextCursor: 'next' });
+    expect(await rejection(client.listPrompts())).toMatchObject({ method: 'prompts/list', path: 'nextCursor', actual: 'next' });
+    const { requests } = (await client.request('script/requests', {})) as { requests: { method: string }[] };
+    expect(requests.filter((request) => request.method === 'prompts/list')).toHaveLength(2);
+  });
+
   it.each(['modern', 'legacy'] as const)('a serverInfo without a version fails the negotiation (%s)', async (era) => {
     const client = createClient({ transport: scriptedMemory(['--era', era, '--server-info', '{"name":"versionless"}']), reconnect: false });
     clients.push(client);
