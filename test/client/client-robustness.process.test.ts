@@ -31,7 +31,11 @@ async function listenPeer(onListen: (id: unknown, response: ServerResponse) => v
         JSON.stringify({
           jsonrpc: '2.0',
           id: message.id,
-          result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } },
+          // The resync snapshot lists the tools; everything else is the discover answer.
+          result:
+            message.method === 'tools/list'
+              ? { resultType: 'complete', tools: [] }
+              : { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } },
         }),
       );
     });
