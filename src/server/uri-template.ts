@@ -10,8 +10,15 @@
  * under `.`). Query expressions (`?`, `&`) match any subset of their
  * variables in any order, as clients fill them in. A `{var}` or `{+var}`
  * right after another expression is refused: no one split is right.
+ *
+ * Where a URI still splits more than one way, because a literal between two
+ * values may also stand in a value (`db://{a}-{b}-{c}`), a value takes as much
+ * as leaves the rest of the URI matchable (`db://x-y-z-w` gives a = `x-y`), a
+ * reserved (`+`, `#`) one as little; src/server/uri-template-match.ts finds
+ * that split in time linear in the URI's length.
  */
 import { InvalidUriTemplateError } from './definition-errors.ts';
+import { charSet, matchPieces, type CharSet, type Piece } from './uri-template-match.ts';
 
 /** The level 2 and 3 operators, plus `''` for a simple (level 1) expression. */
 export type TemplateOperator = '' | '+' | '#' | '.' | '/' | ';' | '?' | '&';
@@ -52,16 +59,15 @@ const VARNAME = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})+(?:\.?(?:[A-Za-z0-9_]|%[0-9A-
 const FORBIDDEN_LITERAL = /[\u0000-\u0020"'<>\\^`|\u007f]/;
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 const RESERVED = /[:/?#[\]@!$&'()*+,;=]/;
-const PCT = '%[0-9A-Fa-f]{2}';
-const UNRESERVED_CLASS = 'A-Za-z0-9\\-._~';
-const RESERVED_CLASS = ":/?#\\[\\]@!$&'()*+,;=";
+const UNRESERVED_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
+const RESERVED_CHARS = ":/?#[]@!$&'()*+,;=";
 
 /** A parsed template: what it lists, how to fill it in and how to read a URI back through it. */
 export class UriTemplate {
   /** Every variable name, in template order. */
   readonly variables: readonly string[];
   private readonly parts: Part[];
-  private readonly pattern: RegExp;
+  private readonly pieces: Piece[];
 
   /** Throws InvalidUriTemplateError when `template` is not an RFC 6570 level 1–3 template. */
   constructor(readonly template: string) {
@@ -72,7 +78,7 @@ export class UriTemplate {
       if (seen.has(name)) throw new InvalidUriTemplateError(template, `variable ${name} appears twice`);
       seen.add(name);
     }
-    this.pattern = new RegExp(`^${this.parts.map(patternOf).join('')}$`);
+    this.pieces = this.parts.flatMap(piecesOf);
   }
 
   /** The URI for these values; a variable without a value is left out, as RFC 6570 says for undefined ones. */
@@ -82,18 +88,18 @@ export class UriTemplate {
 
   /** The variables' values (percent-decoded) when `uri` is an expansion of this template, else undefined. */
   match(uri: string): Record<string, string> | undefined {
-    const found = this.pattern.exec(uri);
+    const found = matchPieces(this.pieces, uri);
     if (!found) return undefined;
     const values: Record<string, string> = {};
-    let group = 1;
+    let span = 0;
     for (const part of this.parts) {
       if (typeof part === 'string') continue;
       if (part.operator === '?' || part.operator === '&') {
-        if (!readQuery(part, found[group++] ?? '', values)) return undefined;
+        if (!readQuery(part, found[span++]!, values)) return undefined;
         continue;
       }
       for (const name of part.variables) {
-        const raw = found[group++]!;
+        const raw = found[span++]!;
         const value = decode(RULES[part.operator].named ? raw.replace(/^[^=]*=?/, '') : raw);
         if (value === undefined) return undefined;
         values[name] = value;
@@ -165,28 +171,27 @@ function expandExpression({ operator, variables }: Expression, values: Readonly<
   return items.length === 0 ? '' : rule.first + items.join(rule.separator);
 }
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** A value's characters: its operator's allowed set less its separator, so adjacent values split one way only. */
-function valuePattern(operator: TemplateOperator): string {
-  const rule = RULES[operator];
-  let allowed = UNRESERVED_CLASS;
-  if (rule.reserved) allowed += RESERVED_CLASS.replace(',', '');
+function valueChars(operator: TemplateOperator): CharSet {
+  let allowed = UNRESERVED_CHARS;
+  if (RULES[operator].reserved) allowed += RESERVED_CHARS.replace(',', '');
   else if (operator === '.') allowed = allowed.replace('.', '');
-  // Reserved values take as little as they can, so `{+path}{?q}` leaves the query to the query expression.
-  return `(?:[${allowed}]|${PCT})*${rule.reserved ? '?' : ''}`;
+  return charSet(allowed);
 }
 
-function patternOf(part: Part): string {
-  if (typeof part === 'string') return escapeRegExp(part);
-  const rule = RULES[part.operator];
-  const value = valuePattern(part.operator);
-  if (part.operator === '?' || part.operator === '&') {
-    const pair = `[A-Za-z0-9_.%]+=${value}`;
-    return `((?:${escapeRegExp(rule.first)}${pair}(?:&${pair})*)?)`;
-  }
-  const items = part.variables.map((name) => (rule.named ? `(${escapeRegExp(name)}(?:=${value})?)` : `(${value})`));
-  return escapeRegExp(rule.first) + items.join(escapeRegExp(rule.separator));
+function piecesOf(part: Part): Piece[] {
+  if (typeof part === 'string') return [{ kind: 'literal', text: part }];
+  const { operator, variables } = part;
+  const rule = RULES[operator];
+  const allowed = valueChars(operator);
+  if (operator === '?' || operator === '&') return [{ kind: 'query', first: rule.first, allowed }];
+  const pieces: Piece[] = rule.first === '' ? [] : [{ kind: 'literal', text: rule.first }];
+  variables.forEach((name, index) => {
+    if (index > 0) pieces.push({ kind: 'literal', text: rule.separator });
+    // Reserved values take as little as they can, so `{+path}{?q}` leaves the query to the query expression.
+    pieces.push(rule.named ? { kind: 'parameter', name, allowed } : { kind: 'value', allowed, lazy: rule.reserved });
+  });
+  return pieces;
 }
 
 /** Reads `?a=1&b=2` into `values`; false when it names a variable twice or one the expression does not have. */
