@@ -54,6 +54,8 @@ export class ClientRequests {
     const key = requestKey(id);
     // Serialized first: params JSON cannot carry fail the ask before anything is started for it.
     const frame = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    // Sent before its wait starts, which is safe: an answer comes in a later turn of the event loop at the earliest.
+    if (channel.sendRequest?.(frame) === false) throw new ClientRequestCancelledError(method, 'no_stream');
     const actor = createActor(clientRequestMachine, { input: { timeoutMs: this.timeoutMs } });
     this.pending.set(key, actor);
     const onAbort = () => actor.send({ type: 'asker.cancelled', reason: signal.reason });
@@ -61,7 +63,7 @@ export class ClientRequests {
     actor.start();
     let outcome: ClientRequestOutcome;
     try {
-      void channel.notify(frame);
+      if (!channel.sendRequest) void channel.notify(frame);
       outcome = await toPromise(actor);
     } finally {
       signal.removeEventListener('abort', onAbort);

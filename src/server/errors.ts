@@ -263,7 +263,11 @@ export class ClientRequestCancelledError extends WireError {
   override readonly name = 'ClientRequestCancelledError';
   readonly code = 'client_request_cancelled';
   readonly rpcCode = ErrorCode.InternalError;
-  constructor(/** The request to the client that ended unanswered. */ readonly method: string, /** The handler's own request was cancelled, or the session ended. */ readonly why: 'request_cancelled' | 'session_ended') {
-    super(`${method} to the client ended unanswered (${why})`);
+  constructor(
+    /** The request to the client that ended unanswered. */ readonly method: string,
+    /** The handler's own request was cancelled, or the session ended; `no_stream`: never sent, as a batched legacy HTTP request has no stream of its own and its session had no GET stream open. */
+    readonly why: 'request_cancelled' | 'session_ended' | 'no_stream',
+  ) {
+    super(why === 'no_stream' ? `${method} could not be sent to the client: a batched request has no stream of its own, and the session has no GET stream open (no_stream)` : `${method} to the client ended unanswered (${why})`);
   }
 }

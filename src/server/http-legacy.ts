@@ -46,8 +46,22 @@ interface SessionRecord {
 }
 
 const SESSION_HEADER = 'mcp-session-id';
-/** Where a batched request's notifications go: nowhere (its answer goes in the batch's one JSON array). */
-const NO_STREAM: ReplyChannel = { notify: () => Promise.resolve() };
+
+/**
+ * A batched request's channel. Its notifications go nowhere (its answer goes in the batch's one JSON array); a
+ * request its handler sends the client goes on the session's GET stream, the one stream that can carry it to a
+ * client reading the batch as JSON (unrelated to any request, the transport prefers, but then never delivered),
+ * and with none open fails at once rather than after the whole `clientRequestTimeoutMs`.
+ */
+const batchedChannel = (record: SessionRecord): ReplyChannel => ({
+  notify: () => Promise.resolve(),
+  sendRequest(json) {
+    if (!record.getStream) return false;
+    record.outbox.push(json);
+    return true;
+  },
+});
+
 export class LegacyHttpSessions {
   private readonly records = new Map<string, SessionRecord>();
 
@@ -98,11 +112,10 @@ export class LegacyHttpSessions {
   private async respond(record: SessionRecord, res: HttpResponse, message: JsonRpcRequest, controller: AbortController): Promise<void> {
     const post = record.posts.open(res, message.id, controller);
     const reply = post.stream;
+    // A plain JSON answer cannot be resumed: the client is gone. A stream waits for a resume, for a while (the
+    // stream's own rule, session-post-streams.ts, for this connection and any that resumes it).
     res.on('close', () => {
-      if (res.writableFinished) return;
-      // A plain JSON answer cannot be resumed: the client is gone. A stream waits for a resume, for a while.
-      if (reply.resumable) record.posts.expireLater(post);
-      else controller.abort();
+      if (!res.writableFinished && !reply.resumable) controller.abort();
     });
     const outcome = await this.serve(record, message, reply, controller);
     if (controller.signal.aborted) return record.posts.drop(post);
@@ -116,7 +129,8 @@ export class LegacyHttpSessions {
    * session refuses it -32600, as it always refused an array). Its notifications and responses are taken as they
    * come, its requests served side by side and answered together, as one JSON array, once all are done (202 when it
    * held no request, or every one was cancelled). A batched request has no stream of its own: its request-scoped
-   * notifications (progress, log messages) are dropped.
+   * notifications (progress, log messages) are dropped, and its handler's requests to the client go on the
+   * session's GET stream (batchedChannel).
    */
   async postBatch(req: HttpRequestHead, res: HttpResponse, values: unknown[]): Promise<void> {
     const record = this.lookupForPost(req, res, null);
@@ -146,7 +160,7 @@ export class LegacyHttpSessions {
         else {
           controllers.push(admitted.controller);
           batch.track(
-            this.serve(record, request, NO_STREAM, admitted.controller).then((outcome) => {
+            this.serve(record, request, batchedChannel(record), admitted.controller).then((outcome) => {
               if (admitted.controller.signal.aborted || outcome.kind === 'listen') return;
               batch.answer(outcome.kind === 'result' ? resultFrame(request.id, outcome.result) : errorFrame(request.id, outcome.error));
             }),
@@ -193,12 +207,12 @@ export class LegacyHttpSessions {
     res.once('close', () => record.session.release());
     openSse(res, { 'mcp-session-id': record.session.id });
     const missed = lastEventId === undefined ? undefined : record.replay.since(lastEventId);
-    if (missed === undefined) {
-      // A fresh stream, or a gap: the client's cursor starts at the last id written; everything after it comes.
-      res.write(ssePrimingFrame(record.replay.lastId, this.core.limits.sseRetryMs));
-      if (lastEventId !== undefined) record.session.resync();
-    } else res.write(`${sseRetryFrame(this.core.limits.sseRetryMs)}${missed}`);
+    // A fresh stream, or a gap: the client's cursor starts at the last id written; everything after it comes.
+    if (missed === undefined) res.write(ssePrimingFrame(record.replay.lastId, this.core.limits.sseRetryMs));
+    else res.write(`${sseRetryFrame(this.core.limits.sseRetryMs)}${missed}`);
+    // The stream takes writes before a gap's resync queues anything: its frames go out as it drains, never parked.
     record.outbox.retarget(res);
+    if (missed === undefined && lastEventId !== undefined) record.session.resync();
     keepAlive(res, record.outbox, this.keepAliveMs);
     res.on('close', () => {
       if (record.getStream !== res) return;

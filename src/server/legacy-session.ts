@@ -144,11 +144,8 @@ export class LegacySession implements Audience {
   receive(event: ConcreteChange, uriJson: string | undefined): void {
     const lane = this.lane;
     if (!lane || this.state !== 'initialized') return;
-    if (event.type === 'resource_updated') {
-      lane.offer(`u${event.uri}`, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":${uriJson}}}`);
-      return;
-    }
-    lane.offer(event.type, `{"jsonrpc":"2.0","method":"${LIST_CHANGED_METHOD[event.type]}"}`);
+    const { key, json } = changeFrame(event, uriJson);
+    lane.offer(key, json);
   }
 
   /** Sends one notification a handler addressed to this session's client (an elicitation's completion), once it is initialized and while it lives. */
@@ -161,8 +158,16 @@ export class LegacySession implements Audience {
    * the client is told everything it listens to may have changed.
    */
   resync(): void {
-    for (const kind of this.kinds) this.receive({ type: `${kind}_list_changed` }, undefined);
-    for (const uri of this.subscriptions) this.receive({ type: 'resource_updated', uri }, JSON.stringify(uri));
+    const lane = this.lane;
+    if (!lane || this.state !== 'initialized') return;
+    // Outside the lane's bounds: the session's own subscriptions bound it, and counted it would end a session
+    // that listens to many resources (past maxPendingPerStream, or its bytes while no stream drains).
+    const offer = (change: ConcreteChange, uriJson?: string) => {
+      const { key, json } = changeFrame(change, uriJson);
+      lane.offerUnbounded(key, json);
+    };
+    for (const kind of this.kinds) offer({ type: `${kind}_list_changed` });
+    for (const uri of this.subscriptions) offer({ type: 'resource_updated', uri }, JSON.stringify(uri));
   }
 
   private register(): void {
@@ -179,4 +184,12 @@ export class LegacySession implements Audience {
     for (const uri of this.subscriptions) this.options.index.removeUri(uri, this);
     this.subscriptions.clear();
   }
+}
+
+/** A change event's notification, and its key in a lane (repeats of one still waiting coalesce). */
+function changeFrame(event: ConcreteChange, uriJson: string | undefined): { key: string; json: string } {
+  if (event.type === 'resource_updated') {
+    return { key: `u${event.uri}`, json: `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":${uriJson}}}` };
+  }
+  return { key: event.type, json: `{"jsonrpc":"2.0","method":"${LIST_CHANGED_METHOD[event.type]}"}` };
 }

@@ -16,7 +16,8 @@
  * session), which coalesces repeats of an event that is still waiting and
  * ends its owner when more than `maxPending` distinct events are waiting, or
  * more than `maxPendingBytes` of them while the sink does not drain (a burst
- * to a client that reads is written on the next turn, however large). Request-scoped notifications are
+ * to a client that reads is written on the next turn, however large); a
+ * session's own resync is not counted. Request-scoped notifications are
  * pushed directly; their producers wait on `room()` while the notification
  * queue is at its high-water mark.
  */
@@ -263,11 +264,14 @@ export interface LaneOwner {
 /**
  * One owner's share of an outbox: coalesces repeats of a waiting event and
  * bounds how many distinct events, and how many bytes of them (UTF-8), may wait.
+ * A legacy session's own resync waits outside the bounds (`offerUnbounded`).
  */
 export class Lane {
   /** Each waiting event's key and length; made on the first (most lanes of an idle server hold nothing). */
   private pending: Map<string, number> | undefined;
   private pendingBytes = 0;
+  /** Keys of waiting events queued outside the bounds (a resync's), coalesced like the others. */
+  private unbounded: Set<string> | undefined;
   dead = false;
 
   constructor(
@@ -279,7 +283,7 @@ export class Lane {
 
   /** Queues `json` unless an event with the same key is still waiting. */
   offer(key: string, json: string): void {
-    if (this.dead || this.pending?.has(key)) return;
+    if (this.dead || this.waiting(key)) return;
     const tooMany = (this.pending?.size ?? 0) >= this.maxPending;
     const bytes = Buffer.byteLength(json);
     if (tooMany || (this.pendingBytes + bytes > this.maxPendingBytes && !this.outbox.draining)) {
@@ -292,7 +296,22 @@ export class Lane {
     this.outbox.push(json, this, key);
   }
 
+  /**
+   * Queues `json` as `offer` does, but outside the bounds: a session's resync, every event it listens to at once,
+   * which its own subscriptions already bound (and repeats coalesce, so resyncs in a row add nothing). Counted,
+   * it would end a session for listening to many resources, or for reconnecting while it had no stream.
+   */
+  offerUnbounded(key: string, json: string): void {
+    if (this.dead || this.waiting(key)) return;
+    (this.unbounded ??= new Set()).add(key);
+    this.outbox.push(json, this, key);
+  }
+
   written(key: string): void {
+    if (this.unbounded?.delete(key)) {
+      if (this.unbounded.size === 0) this.unbounded = undefined;
+      return;
+    }
     const pending = this.pending;
     if (!pending) return;
     this.pendingBytes -= pending.get(key) ?? 0;
@@ -306,5 +325,10 @@ export class Lane {
     this.dead = true;
     this.pending = undefined;
     this.pendingBytes = 0;
+    this.unbounded = undefined;
+  }
+
+  private waiting(key: string): boolean {
+    return this.pending?.has(key) === true || this.unbounded?.has(key) === true;
   }
 }

@@ -9,7 +9,8 @@
  * messages (progress, the response) wait in its outbox (bounded by its
  * high-water mark, which holds the handler back) until a GET with
  * `Last-Event-ID: p<n>-<k>` resumes it, which gets what followed k, then the
- * rest, then the stream ends (`retry` first, as on any end on purpose).
+ * rest, then the stream ends (`retry` first, as on any end on purpose). A
+ * resuming connection that dies parks the stream again, the same way.
  */
 import type { HttpResponse } from './http-exchange.ts';
 import { keepAlive, openSse, sendJson, ssePrimingFrame, sseRetryFrame, unrefTimeout } from './http-io.ts';
@@ -28,6 +29,8 @@ export interface PostStreamOptions {
   headers: Record<string, string>;
   /** A response that takes longer becomes a stream, with a comment whenever it was idle that long; 0: never. */
   keepAliveMs: number;
+  /** The stream lost its connection (the POST's own, or a resuming GET's) before it ended: it waits for a resume. */
+  onParked?: () => void;
 }
 
 /** How a `Last-Event-ID` resume of a POST stream went. */
@@ -126,15 +129,20 @@ export class PostStream implements ReplyChannel {
   private watch(res: HttpResponse): void {
     res.once('close', () => {
       if (this.target !== res || res.writableFinished) return;
+      if (!this.outbox) return;
       // Park: what is sent from now on waits for a resume.
-      this.outbox?.retarget(undefined);
+      this.outbox.retarget(undefined);
+      this.options.onParked?.();
     });
   }
 
   private endTarget(): void {
     if (!this.attached) return;
     // The POST's own connection ends as any response does; a resuming GET says when to come back.
-    if (this.target !== this.first) this.target.end(sseRetryFrame(this.options.retryMs));
-    else this.target.end();
+    if (this.target !== this.first) return void this.target.end(sseRetryFrame(this.options.retryMs));
+    // Abandoned before anything was sent (cancelled, session ended): a request's POST is still answered with a
+    // stream or JSON, never a bare 200; an SSE stream that ends without the response, as the cancel asked.
+    if (!this.target.headersSent) openSse(this.target, this.options.headers);
+    this.target.end();
   }
 }

@@ -86,6 +86,11 @@ export interface RequestContext extends ClientInput {
 /** Where request-scoped notifications for one request go. */
 export interface ReplyChannel {
   notify(json: string): Promise<void>;
+  /**
+   * Where a request to the client (a handler's ask) goes when not the way `notify` does (a batched legacy HTTP
+   * request, which has no stream of its own); false when it has nowhere to go now, so the ask fails at once.
+   */
+  sendRequest?(json: string): boolean;
 }
 
 export interface RequestScope {

@@ -45,6 +45,8 @@ export class SessionPostStreams {
   /** A new stream on `res` for the answer to `requestId`, whose handler `controller` aborts. */
   open(res: HttpResponse, requestId: RequestId, controller: AbortController): SessionPost {
     const name = `p${++this.#count}`;
+    // Any connection of the stream may die (the POST's own, a resuming GET's): each loss starts the same wait.
+    const onParked = () => this.expireLater(post);
     const stream = new PostStream(res, {
       name,
       bounds: replayBoundsOf(this.limits),
@@ -52,6 +54,7 @@ export class SessionPostStreams {
       retryMs: this.limits.sseRetryMs,
       headers: { 'mcp-session-id': this.sessionId },
       keepAliveMs: this.keepAliveMs,
+      onParked,
     });
     const post: SessionPost = { name, stream, requestId, controller, expiry: undefined };
     this.#posts.set(name, post);

@@ -3,11 +3,15 @@
  * revision that has them (2025-03-26 requires servers to receive them) gets
  * one JSON array answering every request of a batch POST once all are done,
  * and 202 for a batch without requests; a later revision's session, and a
- * POST without a session, get the one -32600 that an array was before. The
- * peer is scripted: no official client sends batches.
+ * POST without a session, get the one -32600 that an array was before. A
+ * batched request's handler asks its client over the session's GET stream
+ * (the batch has no stream of its own), and without one fails the ask at once.
+ * The peer is scripted: no official client sends batches.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/server/index.ts';
+import { DEFAULT_LIMITS } from '../../src/server/limits.ts';
+import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { holdingServer } from './holding-server.ts';
 import { RawLegacySession } from './raw-http-peer.ts';
 import type { Message } from './raw-stdio-peer.ts';
@@ -94,5 +98,42 @@ describe('where there are no batches', () => {
     const refused = await postBatch(url, {}, [request(0, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'b', version: '1' } })]);
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('not a JSON object') } });
+  });
+});
+
+describe("a batched request's asks to the client", () => {
+  /** A 2025-03-26 session that declared `roots`, on a server whose `list-roots` tool reports what its ask gave. */
+  async function askingSession() {
+    server = buildFixtureServer();
+    server.defineTool('list-roots', { description: 'Asks the client for its roots', inputSchema: { type: 'object' } }, async (_args, context) => {
+      try {
+        const { roots } = await context.listRoots();
+        return { content: [{ type: 'text', text: `roots: ${roots.map((root) => root.uri).join(' ')}` }] };
+      } catch (error) {
+        const { name, why } = error as { name: string; why?: string };
+        return { content: [{ type: 'text', text: `failed: ${name} ${String(why)}` }] };
+      }
+    });
+    const { url } = await server.listenHttp({ port: 0 });
+    const session = await RawLegacySession.open(url, true, '2025-03-26', { roots: {} });
+    return { url, session };
+  }
+  const textOf = (answer: unknown) => ((answer as Message[])[0]?.result?.content as { text: string }[] | undefined)?.[0]?.text;
+
+  it('go on the session GET stream, and the client answer reaches the handler', async () => {
+    const { url, session } = await askingSession();
+    const stream = await session.stream();
+    const batch = postBatch(url, session.headers, [request(1, 'tools/call', { name: 'list-roots', arguments: {} })]);
+    const ask = await stream.next((message) => message.method === 'roots/list');
+    await (await session.post({ jsonrpc: '2.0', id: ask.id!, result: { roots: [{ uri: 'file:///work', name: 'work' }] } })).ended;
+    expect(textOf((await batch).body)).toBe('roots: file:///work');
+  });
+
+  it('fail at once (ClientRequestCancelledError, why no_stream) while the session has no GET stream, instead of waiting clientRequestTimeoutMs', async () => {
+    const { url, session } = await askingSession();
+    const started = Date.now();
+    const answer = await postBatch(url, session.headers, [request(1, 'tools/call', { name: 'list-roots', arguments: {} })]);
+    expect(textOf(answer.body)).toBe('failed: ClientRequestCancelledError no_stream');
+    expect(Date.now() - started).toBeLessThan(DEFAULT_LIMITS.clientRequestTimeoutMs / 2);
   });
 });

@@ -1,14 +1,17 @@
 /**
  * A legacy POST's response stream: its ids name the stream, it primes like
  * the GET stream, it parks when its connection dies and a resume with one of
- * its own ids (never another stream's) gets what followed, the rest and the end.
+ * its own ids (never another stream's) gets what followed, the rest and the end;
+ * a session drops a stream left without a connection for `replayAgeMs`.
  */
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HttpResponse } from '../../src/server/http-exchange.ts';
 import { HttpReply } from '../../src/server/http-io.ts';
+import { DEFAULT_LIMITS } from '../../src/server/limits.ts';
 import { PostStream } from '../../src/server/post-stream.ts';
 import { ReplayBuffer } from '../../src/server/replay-buffer.ts';
+import { SessionPostStreams } from '../../src/server/session-post-streams.ts';
 
 /** An in-memory response: records status, headers and body; `drop()` plays a dead connection. */
 class RecordedResponse extends EventEmitter implements HttpResponse {
@@ -240,5 +243,51 @@ describe('a slow response (keepAliveMs)', () => {
     vi.advanceTimersByTime(5_000);
     expect(quick.headers['content-type']).toBe('application/json');
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+/** A session's POST streams: one left without a connection for `replayAgeMs` is dropped, whichever connection it lost. */
+describe('SessionPostStreams expiry', () => {
+  afterEach(() => void vi.useRealTimers());
+  const limits = { ...DEFAULT_LIMITS, replayAgeMs: 1_000 };
+
+  /** A session's first POST stream, gone SSE with one progress message written to its connection. */
+  async function streamingPost() {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const posts = new SessionPostStreams('s', limits, 0);
+    const controller = new AbortController();
+    const connection = new RecordedResponse();
+    const post = posts.open(connection, 1, controller);
+    await post.stream.notify(progress(1));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return { posts, controller, connection };
+  }
+
+  it('drops a stream whose POST connection died once it went replayAgeMs without one', async () => {
+    const { controller, connection } = await streamingPost();
+    connection.drop();
+    vi.advanceTimersByTime(999);
+    expect(controller.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(controller.signal.aborted).toBe(true);
+  });
+
+  it('drops a resumed stream whose resuming connection died once it went replayAgeMs without one', async () => {
+    const { posts, controller, connection } = await streamingPost();
+    // The client resumes while the POST's connection still looks alive here: the resume ends that one properly.
+    const resuming = new RecordedResponse();
+    posts.resume(resuming, 'p1-1');
+    expect(connection.writableFinished).toBe(true);
+    vi.advanceTimersByTime(5_000);
+    expect(controller.signal.aborted).toBe(false);
+    resuming.drop();
+    vi.advanceTimersByTime(999);
+    expect(controller.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(controller.signal.aborted).toBe(true);
+    // Gone: nothing is left to resume.
+    const late = new RecordedResponse();
+    posts.resume(late, 'p1-1');
+    expect(late.status).toBe(400);
   });
 });

@@ -26,14 +26,23 @@ export interface RawExchange {
 /** `read: false` leaves the body unread (the client stops reading) until `read()`. */
 export interface ExchangeOptions {
   read?: boolean;
+  /** Aborting it drops the connection (the client gave up on it). */
+  signal?: AbortSignal;
 }
 
-async function exchange(url: string, headers: Record<string, string>, body: Message, options: ExchangeOptions = {}): Promise<RawExchange> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify(body),
-  });
+/** POSTs `body`, or without one GETs (a legacy session's stream, or a resume), and reads the answer as it comes. */
+async function exchange(url: string, headers: Record<string, string>, body: Message | undefined, options: ExchangeOptions = {}): Promise<RawExchange> {
+  const response = await fetch(
+    url,
+    body === undefined
+      ? { method: 'GET', headers: { accept: 'text/event-stream', ...headers }, signal: options.signal }
+      : {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body: JSON.stringify(body),
+          signal: options.signal,
+        },
+  );
   const messages: Message[] = [];
   let comments = 0;
   let waiters: { match: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
@@ -56,7 +65,11 @@ async function exchange(url: string, headers: Record<string, string>, body: Mess
     let partial = '';
     const reader = response.body.getReader();
     for (;;) {
-      const { done, value } = await reader.read();
+      // A connection the test dropped on purpose ends here.
+      const { done, value } = await reader.read().catch((error: unknown) => {
+        if (options.signal?.aborted) return { done: true as const, value: undefined };
+        throw error;
+      });
       if (done) break;
       partial += decoder.decode(value, { stream: true });
       if (!sse) continue;
@@ -111,13 +124,16 @@ export class RawLegacySession {
     readonly version: string,
   ) {}
 
-  /** Initializes a session (of `version`, the newest legacy one by default); with `confirm` false it never sends notifications/initialized. */
-  static async open(url: string, confirm = true, version = LEGACY_VERSION): Promise<RawLegacySession> {
+  /**
+   * Initializes a session (of `version`, the newest legacy one by default, declaring `capabilities`); with `confirm`
+   * false it never sends notifications/initialized.
+   */
+  static async open(url: string, confirm = true, version = LEGACY_VERSION, capabilities: Record<string, unknown> = {}): Promise<RawLegacySession> {
     const init = await exchange(url, {}, {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw-http-peer', version: '1.0.0' } },
+      params: { protocolVersion: version, capabilities, clientInfo: { name: 'raw-http-peer', version: '1.0.0' } },
     });
     await init.ended;
     const id = init.response.headers.get('mcp-session-id');
@@ -138,5 +154,10 @@ export class RawLegacySession {
 
   request(id: string | number, method: string, params: Record<string, unknown> = {}): Promise<RawExchange> {
     return this.post({ jsonrpc: '2.0', id, method, params });
+  }
+
+  /** GETs the session's stream, or with `lastEventId` resumes it (or, with a `p` id, a POST's stream). */
+  stream(lastEventId?: string, options: ExchangeOptions = {}): Promise<RawExchange> {
+    return exchange(this.url, { ...this.headers, ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) }, undefined, options);
   }
 }
