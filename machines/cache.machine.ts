@@ -13,14 +13,21 @@
  *   the application sees as `recovering`; the connection actor, the stream's
  *   owner, pauses and re-listens it), intersects afresh on every
  *   negotiation (closing a stream whose filter is out of date before it
- *   re-listens), and when the stream reports it resumed invalidates
- *   everything the gap covered (`cache.invalidate`). Past `recovery.maxAttempts`
- *   reconnect attempts, or when the stream's own re-listens run out, it is
- *   `degraded` and says why.
+ *   re-listens), and when the stream reports it resumed announces what it
+ *   covers now (the honored filter, less any URI a legacy resubscribe lost)
+ *   and invalidates everything the gap covered (`cache.invalidate`). Past
+ *   `recovery.maxAttempts` reconnect attempts, or when the stream's own
+ *   re-listens run out, it is `degraded` and says why. A stream the live
+ *   server dropped (`stream.interrupted`; it re-listens on its own) waits in
+ *   `listening.paused` the same way: nothing is covered until it resumes.
  * - a stream that ends unexpectedly while the connection stays up (the server
  *   cancelled or refused it) is the one case no other actor retries:
  *   `recovering`, with the bounded backoff, then a fresh negotiation and
- *   intersection before reopening, and the same invalidation once open.
+ *   intersection before reopening, and the same invalidation once open. The
+ *   attempts count on until a stream stays open for the backoff's longest
+ *   delay (the rule the connection and the stream apply to their own runs),
+ *   so a server that acknowledges each stream and cancels it at once ends in
+ *   `degraded`, not in an endless loop.
  * An empty intersection is `noOverlap`: nothing is opened, and the next
  * negotiation is intersected again.
  *
@@ -84,7 +91,7 @@ export interface CacheContext {
   capabilities: Record<string, unknown> | undefined;
   /** The intersection computed at the last negotiation. */
   filter: NotificationFilter | null;
-  /** Recovery attempts since a stream last opened. */
+  /** Recovery attempts since a stream last stayed open for the recovery window (`recovery.maxDelayMs`). */
   attempt: number;
   /** Streams that have opened so far: listening again after one resumes notification coverage. */
   streamsOpened: number;
@@ -115,8 +122,13 @@ export type CacheMachineEvent =
   | { type: 'stream.notification'; method: string; params: Record<string, unknown> | undefined }
   /** The server answered the listen: a graceful end. */
   | { type: 'stream.ended_gracefully' }
-  /** The stream is live again after a gap (modern: re-listened and resynced; legacy: resubscribed); `honored` as for `stream.opened`. */
-  | { type: 'stream.resumed'; honored?: NotificationFilter }
+  /**
+   * The stream is live again after a gap (modern: re-listened and resynced; legacy: resubscribed); `honored` as for
+   * `stream.opened`; `failed`, the URIs a legacy resubscribe was refused, which nothing covers now.
+   */
+  | { type: 'stream.resumed'; honored?: NotificationFilter; failed?: string[] }
+  /** The live server dropped the stream unanswered while the connection stayed up; it re-listens on its own. */
+  | { type: 'stream.interrupted'; cause: unknown }
   /** The stream's own re-listens (on the connection's backoff) ran out: nobody retries it any more. */
   | { type: 'stream.exhausted'; attempts: number; cause: unknown }
   /** The stream ended without an answer, or the peer went away. */
@@ -147,6 +159,16 @@ export interface NegotiationInput {
  * each start never fails an attempt, so its quick readies count as attempts, as they do for the connection's backoff.
  */
 const attemptsCounted = (reconnecting: { attempt: number; quickReadies: number }): number => reconnecting.attempt + reconnecting.quickReadies;
+
+/** What a stream that opened or resumed with `event` keeps current: what was honored, less the URIs it failed to resubscribe. */
+function coverageOf(filter: NotificationFilter, event: { honored?: NotificationFilter; failed?: string[] }): NotificationFilter {
+  const covered = event.honored ?? filter;
+  const failed = new Set(event.failed ?? []);
+  if (failed.size === 0 || covered.resourceSubscriptions === undefined) return covered;
+  const { resourceSubscriptions, ...rest } = covered;
+  const kept = resourceSubscriptions.filter((uri) => !failed.has(uri));
+  return kept.length > 0 ? { ...rest, resourceSubscriptions: kept } : rest;
+}
 
 export const cacheMachine = setup({
   types: {
@@ -180,6 +202,8 @@ export const cacheMachine = setup({
   },
   delays: {
     retryDelay: ({ context }) => context.nextDelayMs,
+    // The project's one rule for a run that counts as recovered: it lasted the backoff's longest delay.
+    recoveryWindow: ({ context }) => context.recovery.maxDelayMs,
   },
   actions: {
     recordNegotiation: assign((_, negotiation: CacheNegotiation) => ({
@@ -210,7 +234,7 @@ export const cacheMachine = setup({
     }),
     announceCovered: emit(({ context, event }) => ({
       type: 'cache.covered' as const,
-      filter: (event as { honored?: NotificationFilter }).honored ?? (context.filter as NotificationFilter),
+      filter: coverageOf(context.filter as NotificationFilter, event as { honored?: NotificationFilter; failed?: string[] }),
     })),
     announceUncovered: emit({ type: 'cache.uncovered' as const }),
     announceStarted: enqueueActions(({ context, enqueue }) => {
@@ -294,21 +318,25 @@ export const cacheMachine = setup({
       states: {
         opening: {
           // Invalidating only once the new stream is open means no change falls between refetch and coverage.
-          on: { 'stream.opened': { target: 'open', actions: ['resetAttempts', 'countStream', 'announceCovered', 'invalidateInterrupted', 'announceStarted'] } },
+          on: { 'stream.opened': { target: 'open', actions: ['countStream', 'announceCovered', 'invalidateInterrupted', 'announceStarted'] } },
         },
         open: {
+          // Only a stream that stays open forgives the attempts: one cancelled at once counts as another attempt.
+          after: { recoveryWindow: { actions: 'resetAttempts' } },
           exit: 'announceUncovered',
           on: {
-            // The stream re-listened on its own (the server ended it unanswered): what the gap covered is in doubt.
-            'stream.resumed': { actions: ['leaveStream', 'invalidateInterrupted'] },
+            // The server dropped the stream and it re-listens on its own: nothing is covered until it resumes.
+            'stream.interrupted': { target: 'paused', actions: ['leaveStream', { type: 'recordCause', params: ({ event }) => ({ cause: event.cause }) }] },
+            // Resumed with no gap reported first: what the gap covered is in doubt, and coverage is what the stream honors now.
+            'stream.resumed': { target: 'open', reenter: true, actions: ['leaveStream', 'announceCovered', 'invalidateInterrupted'] },
           },
         },
-        // The connection is reconnecting (listening counts the attempts); the stream waits with it and resumes on its own.
+        // The connection is reconnecting (listening counts the attempts), or the server dropped the stream: it waits and resumes on its own.
         paused: {
           on: {
-            'stream.resumed': { target: 'open', actions: ['resetAttempts', 'announceCovered', 'invalidateInterrupted'] },
+            'stream.resumed': { target: 'open', actions: ['announceCovered', 'invalidateInterrupted'] },
             // A stream lost before its first acknowledgment opens (for the first time) on the next connection.
-            'stream.opened': { target: 'open', actions: ['resetAttempts', 'countStream', 'announceCovered', 'invalidateInterrupted', 'announceStarted'] },
+            'stream.opened': { target: 'open', actions: ['countStream', 'announceCovered', 'invalidateInterrupted', 'announceStarted'] },
           },
         },
       },

@@ -101,9 +101,16 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
     let stream: ListenStream | undefined;
     const subscriber = (message: SubscriberMessage) => {
       if (message.type === 'notification') send({ type: 'stream.notification', method: message.method, params: message.params });
-      // The stream resumed after a gap: re-listened and resynced (modern), or resubscribed (legacy).
-      else if (message.type === 'reconnected') send({ type: 'stream.resumed', ...(stream?.honoredFilter ? { honored: stream.honoredFilter } : {}) });
-      else if (message.type === 'closed' && message.ref.kind === 'listener') ended(message.reason);
+      // The stream resumed after a gap: re-listened and resynced (modern, with what it honors now), or resubscribed
+      // (legacy, with the URIs the new session refused: the machine decides they are no longer covered).
+      else if (message.type === 'reconnected') {
+        const failed = 'report' in message ? message.report.failed.map((failure) => failure.uri) : [];
+        send({
+          type: 'stream.resumed',
+          ...(stream?.honoredFilter ? { honored: stream.honoredFilter } : {}),
+          ...(failed.length > 0 ? { failed } : {}),
+        });
+      } else if (message.type === 'closed' && message.ref.kind === 'listener') ended(message.reason);
     };
     let release = () => {};
     if (input.era === 'modern') {
@@ -117,7 +124,15 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
         };
       }
       const opened = stream;
-      release = () => opened.close();
+      // The connection's verdict that the live server dropped this stream (it re-listens on its own): the gap is a fact
+      // the subscriber hears nothing of until the stream resumes.
+      const verdicts = connectionOf(client).actor.on('listen.ended_alone', (event) => {
+        if (event.id === opened.id) send({ type: 'stream.interrupted', cause: event.cause });
+      });
+      release = () => {
+        verdicts.unsubscribe();
+        opened.close();
+      };
       opened.acknowledged.then(
         () => send({ type: 'stream.opened', ...(opened.honoredFilter ? { honored: opened.honoredFilter } : {}) }),
         () => {}, // `closed` reports why

@@ -8,8 +8,10 @@
  */
 import { createActor, type SnapshotFrom } from 'xstate';
 import { cacheMachine, DEFAULT_CACHE_RECOVERY, type CacheDegradedReason, type CacheRecovery } from '../../machines/cache.machine.ts';
+import { asError } from '../../machines/errors.ts';
 import type { McpClient } from '../client/client.ts';
-import type { Inspector } from '../runtime/actor-options.ts';
+import { connectionOf } from '../client/connection-of.ts';
+import type { Clock, Inspector } from '../runtime/actor-options.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { ServerCapabilities } from '../protocol/versions.ts';
@@ -52,6 +54,8 @@ export interface CacheTestSeams {
   random?: () => number;
   /** The clock freshness (ttl) is judged by. */
   now?: () => number;
+  /** Drives the cache actor's delays (the recovery backoff, the recovery window); xstate's `SimulatedClock` will do. */
+  clock?: Clock;
 }
 
 type ReadOptions = { mode?: ReadMode; timeoutMs?: number };
@@ -111,8 +115,16 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
   const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
   const inspect = options.inspect ?? client.inspect;
   const listeners = new Set<(event: CacheEvent) => void>();
+  // A listener that throws is reported as a throwing `client.on` handler is (through `client.onError`): the other
+  // listeners, the refetch it interrupted and the cache's actor go on.
   const emit = (event: CacheEvent) => {
-    for (const listener of listeners) listener(event);
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        connectionOf(client).report(asError(error));
+      }
+    }
   };
   const store = createEntryStore([...known]);
   const refresher = new EntryRefresher({ store, fetch: (key) => fetchEntry(client, key), emit, now, awaitStart: true });
@@ -131,6 +143,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
       random: seams.random ?? Math.random,
     },
     ...(inspect ? { inspect } : {}),
+    ...(seams.clock ? { clock: seams.clock } : {}),
   });
 
   actor.on('cache.covered', (event) => refresher.covered(ours(entriesCoveredBy(event.filter))));

@@ -64,7 +64,11 @@ export interface ChangeCache {
   readonly state: CacheState;
   /** The filter computed from interest ∩ the current server's capabilities; null when they do not overlap. */
   readonly filter: NotificationFilter | null;
-  /** Calls `listener` with every CacheEvent from now on; returns the unsubscribe function. */
+  /**
+   * Calls `listener` with every CacheEvent from now on; returns the unsubscribe function. A listener that throws is
+   * reported through the client's `onError`, as a throwing `client.on` handler is, and stops neither the other
+   * listeners nor the cache.
+   */
   subscribe(listener: (event: CacheEvent) => void): () => void;
   /** The tool list (`tools` in the interest set); a read before the first fetch waits for it. */
   tools(options?: { mode?: ReadMode; timeoutMs?: number }): Promise<CacheRead<JsonObject[]>>;

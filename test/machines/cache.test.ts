@@ -231,9 +231,12 @@ describe('cache machine', () => {
     expect(cache.emitted).toEqual([
       { type: 'cache.invalidate', filter: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] } },
     ]);
+    // The attempts are forgiven only once the stream stayed open for the longest backoff delay.
+    expect(cache.actor.getSnapshot().context.attempt).toBe(1);
+    cache.clock.increment(3_000);
     expect(cache.actor.getSnapshot().context.attempt).toBe(0);
 
-    // An open stream resets the bound: a later close starts again from the first delay.
+    // A stream that stayed open resets the bound: a later close starts again from the first delay.
     cache.lastStream().send({ type: 'stream.closed_unexpectedly', cause: 'killed again' });
     expect(cache.actor.getSnapshot().context.attempt).toBe(1);
   });
