@@ -46,7 +46,7 @@ export class SessionPostStreams {
   open(res: HttpResponse, requestId: RequestId, controller: AbortController): SessionPost {
     const name = `p${++this.#count}`;
     // Any connection of the stream may die (the POST's own, a resuming GET's): each loss starts the same wait.
-    const onParked = () => this.expireLater(post);
+    const onParked = () => this.#expireLater(post);
     const stream = new PostStream(res, {
       name,
       bounds: replayBoundsOf(this.limits),
@@ -63,15 +63,15 @@ export class SessionPostStreams {
 
   /** The answer was written (perhaps into a connection that was already dead): a stream stays resumable a while. */
   answered(post: SessionPost): void {
-    if (post.stream.resumable) this.expireLater(post);
+    if (post.stream.resumable) this.#expireLater(post);
     else this.forget(post);
   }
 
   /** Ends a stream once it has spent `replayAgeMs` without a connection (restarted while one is attached). */
-  expireLater(post: SessionPost): void {
+  #expireLater(post: SessionPost): void {
     clearTimeout(post.expiry);
     post.expiry = setTimeout(() => {
-      if (post.stream.attached) this.expireLater(post);
+      if (post.stream.attached) this.#expireLater(post);
       else this.drop(post);
     }, this.limits.replayAgeMs);
     post.expiry.unref();
