@@ -55,7 +55,7 @@ export class ClientRequests {
     // Serialized first: params JSON cannot carry fail the ask before anything is started for it.
     const frame = JSON.stringify({ jsonrpc: '2.0', id, method, params });
     // Sent before its wait starts, which is safe: an answer comes in a later turn of the event loop at the earliest.
-    if (channel.sendRequest?.(frame) === false) throw new ClientRequestCancelledError(method, 'no_stream');
+    if (!sendAsk(channel, frame)) throw new ClientRequestCancelledError(method, 'no_stream');
     const actor = createActor(clientRequestMachine, { input: { timeoutMs: this.timeoutMs } });
     this.pending.set(key, actor);
     const onAbort = () => actor.send({ type: 'asker.cancelled', reason: signal.reason });
@@ -63,7 +63,6 @@ export class ClientRequests {
     actor.start();
     let outcome: ClientRequestOutcome;
     try {
-      if (!channel.sendRequest) void channel.notify(frame);
       outcome = await toPromise(actor);
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -89,6 +88,13 @@ export class ClientRequests {
         throw new ClientRequestCancelledError(method, 'session_ended');
     }
   }
+}
+
+/** Puts a handler's ask on its way: false when its channel has nowhere to send it now. */
+function sendAsk(channel: ReplyChannel, frame: string): boolean {
+  if (channel.sendRequest) return channel.sendRequest(frame);
+  void channel.notify(frame);
+  return true;
 }
 
 const cancelledFrame = (requestId: string, reason: string): string =>
