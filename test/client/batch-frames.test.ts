@@ -6,10 +6,11 @@
  * over stdio).
  */
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
 type Message = JsonObject & { id?: number | string; method?: string; result?: JsonObject; error?: JsonObject };
 
@@ -43,10 +44,7 @@ function batchingPeer() {
   return { transport, held, held1, responses, until, writeBatch };
 }
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 
 describe('a batch from a 2025-03-26 server', () => {
   it('answers every request it holds, delivers its notification, and the client answers the request in it', async () => {

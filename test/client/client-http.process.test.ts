@@ -3,7 +3,7 @@
  * processes: the official @modelcontextprotocol/server 2.x (`createMcpHandler`,
  * modern) and @modelcontextprotocol/sdk 1.x (sessionful, legacy).
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import {
   ConnectionLostError,
@@ -17,13 +17,9 @@ import { nextEvent, recordEvents } from '../fixtures/client-events.ts';
 import { startHttpFixture, type HttpFixture, type HttpFixtureKind } from '../fixtures/http-fixture-process.ts';
 import { sharedHttpFixtures } from '../fixtures/shared-http-fixtures.ts';
 import { unassignedPort } from '../fixtures/free-port.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-const fixtures: HttpFixture[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
-});
+const { clients, fixtures } = closedAfterEach({ clients: [] as McpClient[], fixtures: [] as HttpFixture[] });
 
 /** A server of this test's own, for a test that kills or stops it. */
 async function serve(kind: HttpFixtureKind, args: string[] = []): Promise<HttpFixture> {

@@ -5,20 +5,16 @@
  * boundary is involved (client-robustness.process.test.ts has the HTTP peers
  * that refuse or end listen streams).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type ClientEvent, type McpClient } from '../../src/client/client.ts';
 import { NotConnectedError, RequestAbortedError } from '../../src/protocol/errors.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-const servers: McpServer[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { clients, servers } = closedAfterEach({ clients: [] as McpClient[], servers: [] as McpServer[] });
 
 /** Links to a fresh fixture server of ours (both eras, as the official server the process tests use). */
 function ownServerLink(): TransportFactory {

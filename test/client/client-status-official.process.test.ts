@@ -4,17 +4,15 @@
  * killed and the client's reconnect starts a new one. The reconnect backoff
  * runs on a simulated clock, advanced once `reconnecting` shows.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTestClient } from '../../src/testing/index.ts';
 import { SimulatedClock } from 'xstate';
 import type { McpClient } from '../../src/client/client.ts';
 import type { ClientStatus } from '../../src/client/client-status.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 
 describe('client status against the official server', () => {
   it('reports ready, the loss, reconnecting, ready again in a new generation, and closed', async () => {

@@ -4,7 +4,7 @@
  * client reconnects over a fresh pair, to the same server). The reconnect
  * backoff runs on a simulated clock, advanced once `reconnecting` shows.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTestClient } from '../../src/testing/index.ts';
 import { SimulatedClock } from 'xstate';
 import type { ClientEvent, McpClient } from '../../src/client/client.ts';
@@ -13,13 +13,9 @@ import type { McpServer } from '../../src/server/index.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import { countedLinks } from '../fixtures/counted-links.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const servers: McpServer[] = [];
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { clients, servers } = closedAfterEach({ clients: [] as McpClient[], servers: [] as McpServer[] });
 
 const BACKOFF = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 100 };
 

@@ -2,7 +2,7 @@
  * The client against the official @modelcontextprotocol/server 2.x over
  * stdio, in a real child process, in every era mode.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import {
   ConnectionLostError,
@@ -14,12 +14,10 @@ import {
 } from '../../src/protocol/errors.ts';
 import { nextEvent, recordEvents } from '../fixtures/client-events.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 const track = (client: McpClient) => (clients.push(client), client);
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
 
 /**
  * One connected client (and so one server process) per era for the tests that only send requests on a connection

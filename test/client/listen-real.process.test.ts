@@ -18,13 +18,9 @@ import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-pro
 import { sharedHttpFixtures } from '../fixtures/shared-http-fixtures.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
 import { cuttableFetch, recordingFetch, WireRecord, type RecordingFetch, type SentCall } from './recording-transport.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-const fixtures: HttpFixture[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
-});
+const { clients, fixtures } = closedAfterEach({ clients: [] as McpClient[], fixtures: [] as HttpFixture[] });
 
 // Tests that leave the HTTP server up share one per kind; the tests that leave their connection up too share one
 // connected client per transport (sharedConnection, below).

@@ -9,7 +9,7 @@ import { createTestClient, streamActorOf } from '../../src/testing/index.ts';
  * that never comes, events for types and ids nobody asked for. The peer
  * records what it received, so "nothing sent" is checked where it lands.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NotificationFilter } from '../../src/protocol/filter.ts';
 import { SimulatedClock } from 'xstate';
 import { createClient, type McpClient } from '../../src/client/client.ts';
@@ -18,11 +18,9 @@ import { AcknowledgmentViolationError, HonoredFilterTooBroadError, ListenAckTime
 import { RpcError, WrongEraError } from '../../src/protocol/errors.ts';
 import { FilterError } from '../../src/protocol/filter.ts';
 import { scriptedMemory } from '../fixtures/scripted-memory.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 
 async function scripted(listen: string, era: 'modern' | 'legacy' = 'modern', clock?: SimulatedClock): Promise<McpClient> {
   const client = createTestClient({ transport: scriptedMemory(['--era', era, '--listen', listen]), ...(clock ? { clock } : {}) });

@@ -16,13 +16,9 @@ import { WrongEraError } from '../../src/protocol/errors.ts';
 import { httpTransport } from '../../src/transport/http.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { everythingStdio, officialStdio, type PeerOptions, type SpawnedPeer } from '../fixtures/stdio-peers.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-const fixtures: HttpFixture[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
-});
+const { clients, fixtures } = closedAfterEach({ clients: [] as McpClient[], fixtures: [] as HttpFixture[] });
 
 const fastReconnect = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
 

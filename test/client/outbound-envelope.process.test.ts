@@ -5,18 +5,16 @@
  * records what it receives and can hold requests unanswered, and stay
  * silent to a probe as some legacy servers do).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { JsonRpcMessage } from '../../src/protocol/jsonrpc.ts';
 import { scriptedStdio } from '../fixtures/stdio-peers.ts';
 import { WireRecord } from './recording-transport.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 
 const enveloped = (message: JsonRpcMessage) =>
   'method' in message && (message.params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION] === '2026-07-28';

@@ -7,7 +7,7 @@
  * Real servers: the official 2.x stdio and HTTP servers, and ours over stdio.
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { FrameError } from '../../src/protocol/jsonrpc.ts';
 import { StreamEndedError } from '../../src/protocol/errors.ts';
@@ -15,16 +15,12 @@ import { httpTransport } from '../../src/transport/http.ts';
 import { readyStdioTransport } from '../fixtures/ready-stdio-transport.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { fixtureArgs } from '../setup/fixture-bundle.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
 const LIMIT = 4096;
 const BIG = 'b'.repeat(3 * LIMIT);
 
-const clients: McpClient[] = [];
-const fixtures: HttpFixture[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
-});
+const { clients, fixtures } = closedAfterEach({ clients: [] as McpClient[], fixtures: [] as HttpFixture[] });
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 

@@ -8,20 +8,16 @@
  * ownership, not a process boundary. Also issue 16: what a client and a
  * stream show of themselves is their public surface only.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { createClient, type ClientOptions, type McpClient } from '../../src/client/client.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { connectionActorOf } from '../../src/testing/index.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-const servers: McpServer[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { clients, servers } = closedAfterEach({ clients: [] as McpClient[], servers: [] as McpServer[] });
 
 /** A connected client of a fresh fixture server, and every inspection event its actors reported. */
 async function inspected(options: Partial<ClientOptions> = {}) {

@@ -7,7 +7,7 @@
  * The real-peer tests are test/interop/server-requests.process.test.ts.
  */
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { InputHandlerMissingError, InputRoundsExceededError, MalformedInputRequiredError } from '../../src/client/input-required.ts';
 import { InvalidHandlerResultError, ServerRequestRefusedError, UnknownServerRequestMethodError, type ServerRequestContext } from '../../src/client/server-requests.ts';
@@ -17,6 +17,7 @@ import { FrameError, MAX_FRAME_DEPTH, type JsonObject } from '../../src/protocol
 import { LATEST_LEGACY_VERSION, MetaKey, MODERN_VERSION } from '../../src/protocol/versions.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import { countedLinks } from '../fixtures/counted-links.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
 type Message = JsonObject & { id?: number | string; method?: string; params?: JsonObject; result?: JsonObject; error?: JsonObject };
 
@@ -73,10 +74,7 @@ interface Peer {
   response(id: unknown, nth?: number): Promise<Message>;
 }
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 
 function connected(
   era: 'modern' | 'legacy',

@@ -3,18 +3,14 @@
  * templates and completions (test/fixtures/templates-server-setup.ts) over
  * the in-memory pair, in both eras.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import { buildTemplatesServer, CITIES } from '../fixtures/templates-server-setup.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const servers: McpServer[] = [];
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { clients, servers } = closedAfterEach({ clients: [] as McpClient[], servers: [] as McpServer[] });
 
 describe.each(['legacy', 'modern'] as const)('typed completions and templates (%s)', (era) => {
   it('complete() answers a CompleteResult and listResourceTemplates() ResourceTemplate[]', async () => {

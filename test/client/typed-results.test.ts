@@ -5,16 +5,14 @@
  * extra fields pass through, and a malformed serverInfo fails the
  * negotiation in both eras.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { InvalidResultError, isMcpActorsError } from '../../src/protocol/errors.ts';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
 import { scriptedMemory } from '../fixtures/scripted-memory.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 
 async function scripted(era: 'modern' | 'legacy' = 'modern', args: string[] = []): Promise<McpClient> {
   const client = createClient({ transport: scriptedMemory(['--era', era, ...args]), reconnect: false });

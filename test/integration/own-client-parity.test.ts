@@ -16,7 +16,7 @@
  * the second party is the caller's own other stream or listener on the same
  * connection.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import type { ListenerRef } from '../../src/client/listeners.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
@@ -28,6 +28,7 @@ import { httpTransport } from '../../src/transport/http.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import type { TransportFactory } from '../../src/transport/transport.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 const UPDATED = 'notifications/resources/updated';
@@ -66,12 +67,7 @@ interface Stage {
   closeServer(): Promise<void>;
 }
 
-const clients: McpClient[] = [];
-const servers: McpServer[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { clients, servers } = closedAfterEach({ clients: [] as McpClient[], servers: [] as McpServer[] });
 
 /** Records every frame before the client sees it. */
 function tapped(factory: TransportFactory, wire: Recorder<JsonRpcMessage>): TransportFactory {

@@ -12,11 +12,12 @@
  * request per list on the wire. Several pages from a real peer are shown
  * the other way round (official-clients.process.test.ts against our server).
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { inbox } from '../fixtures/subscriber-inbox.ts';
 import { WireRecord } from '../client/recording-transport.ts';
 import { SERVER_PEERS, stopAllServers, type ServerPeer, type Watching } from './server-peers.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
 const PEER_TIMEOUT = 60_000; // server-everything sends its resource updates every 5 s
 const LIST_METHODS = {
@@ -28,12 +29,9 @@ const LIST_METHODS = {
 
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
 
-const clients: McpClient[] = [];
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 // A stdio child that outlived its client is killed after its row (stopAllServers), not after each test: the row's
 // shared connection keeps its child across tests.
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
 
 /** A connected client of its own; `perTest` ones are closed after each test, the others by their owner. */
 async function connect(peer: ServerPeer, perTest = true): Promise<{ client: McpClient; wire: WireRecord }> {

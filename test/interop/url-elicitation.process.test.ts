@@ -24,7 +24,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, UrlElicitationRequiredError as SdkUrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { RpcError, UrlElicitationRequiredError } from '../../src/protocol/errors.ts';
 import type { JsonObject } from '../../src/protocol/jsonrpc.ts';
@@ -37,6 +37,7 @@ import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { officialStdio, stdioPeer, type SpawnedPeer } from '../fixtures/stdio-peers.ts';
 import { STDIO_FIXTURE } from '../server/official-peers.ts';
 import { fixtureBundle } from '../setup/fixture-bundle.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
 const PEER_TIMEOUT = 60_000;
 const EXPECTED_ELICITATIONS = [{ mode: 'url', ...CALENDAR_SIGN_IN }];
@@ -173,10 +174,7 @@ function stdioRow(spawned: SpawnedPeer) {
   };
 }
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { clients } = closedAfterEach({ clients: [] as McpClient[] });
 
 describe.each(SERVERS.map((row) => [row.name, row] as const))('our client against %s', (_name, row) => {
   let started: Awaited<ReturnType<typeof row.start>> | undefined;

@@ -4,7 +4,7 @@
  * server ends the link as a dying process does, and the client reconnects
  * over a fresh pair.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { NotConnectedError, PeerNotReadingError, TransportStartError } from '../../src/protocol/errors.ts';
 import type { McpServer } from '../../src/server/index.ts';
@@ -12,15 +12,9 @@ import { inMemoryTransport, type InMemoryClientTransport, type InMemoryServerEnd
 import { countedLinks } from '../fixtures/counted-links.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { initializeRequest, RecordingEvents, request, resultOf } from './recording-events.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const servers: McpServer[] = [];
-const clients: McpClient[] = [];
-const transports: InMemoryClientTransport[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(transports.splice(0).map((transport) => transport.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { clients, transports, servers } = closedAfterEach({ clients: [] as McpClient[], transports: [] as InMemoryClientTransport[], servers: [] as McpServer[] });
 
 function fixtureServer(): McpServer {
   const server = buildFixtureServer();
