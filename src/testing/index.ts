@@ -34,7 +34,7 @@ export function createTestClient(options: ClientOptions & TestSeams): McpClient 
   return new McpClient(options);
 }
 
-/** A change cache as `createChangeCache` makes it, with the test seams (jitter, the freshness clock) set. */
+/** A change cache as `createChangeCache` makes it, with the test seams (jitter, the freshness clock, the clock of its delays) set. */
 export function createTestChangeCache(client: McpClient, options: ChangeCacheOptions & CacheTestSeams): ChangeCacheHandle {
   return createChangeCache(client, options);
 }
