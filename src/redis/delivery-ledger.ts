@@ -22,10 +22,14 @@ export interface EntryHeader {
   seq: number;
 }
 
-/** What reading an entry means: `gap` before it (resync first), and whether to apply it. */
+/**
+ * What reading an entry means: `gap` before it (resync first), and whether to apply it; `refused` says why a
+ * well-formed entry is not applied because no bus could have written it (to be reported, not passed over silently).
+ */
 export interface Acceptance {
   gap: boolean;
   apply: boolean;
+  refused?: string;
 }
 
 /**
@@ -48,6 +52,8 @@ export class DeliveryLedger {
   private readonly ownInFlight = new Set<number>();
   /** Highest own sequence number read back from the stream. */
   private ownReadUpTo = 0;
+  /** Highest own sequence number handed to Redis: an entry in this node's name above it was written by someone else. */
+  private ownSentUpTo = 0;
   /** Highest sequence number read per other origin, least recently read first: a resent copy is at or below it. */
   private readonly readUpTo = new Map<string, number>();
 
@@ -88,6 +94,11 @@ export class DeliveryLedger {
   accept(entry: EntryHeader): Acceptance {
     const gap = entry.ordinal !== this.lastOrdinal + 1;
     this.position = { epoch: this.position?.epoch ?? '', ordinal: entry.ordinal, id: entry.id };
+    // Taken as read back, it would raise ownReadUpTo past every seq this node is yet to send, and each of its own
+    // events would then look like a copy already applied: the node would go silent.
+    if (entry.origin === this.nodeId && entry.seq > this.ownSentUpTo) {
+      return { gap, apply: false, refused: `it names this node as its origin with seq ${entry.seq}, which this node never sent` };
+    }
     return { gap, apply: this.firstCopy(entry) };
   }
 
@@ -117,6 +128,7 @@ export class DeliveryLedger {
 
   /** This node hands its own event `seq` to Redis. */
   sending(seq: number): void {
+    this.ownSentUpTo = Math.max(this.ownSentUpTo, seq);
     this.ownInFlight.add(seq);
     // Bounded: one never read back (trimmed before this node read it) would otherwise stay for good.
     if (this.ownInFlight.size > MAX_OWN_IN_FLIGHT) this.ownInFlight.delete(this.ownInFlight.values().next().value!);

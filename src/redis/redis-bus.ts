@@ -261,6 +261,7 @@ class RedisStreamBus implements RedisBus {
         this.resync(`entries before ${entry.ok ? entry.header.id : entry.id} were trimmed or lost`);
       }
       if (!entry.ok) this.log(`mcp-actors redis bus ${this.nodeId}: skipped stream entry ${entry.id}: ${entry.problem}`);
+      else if (acceptance.refused) this.log(`mcp-actors redis bus ${this.nodeId}: skipped stream entry ${entry.header.id}: ${acceptance.refused}`);
       else if (acceptance.apply) this.deliver(entry.event, entry.header.origin !== this.nodeId);
     }
     return { gap, work: this.trackRead() };

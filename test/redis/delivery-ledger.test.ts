@@ -16,6 +16,8 @@ describe('delivery ledger', () => {
     const ledger = new DeliveryLedger('self');
     ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
     expect(ledger.applyOwnAtOnce(1)).toBe(true);
+    ledger.sending(1);
+    ledger.sending(2);
     expect(ledger.accept(header('self', 1, 1))).toEqual({ gap: false, apply: false });
     expect(ledger.accept(header('self', 2, 2))).toEqual({ gap: false, apply: true });
   });
@@ -25,6 +27,7 @@ describe('delivery ledger', () => {
     // dropped before the publish's own answer arrived.
     const ledger = new DeliveryLedger('self');
     ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    ledger.sending(1);
     expect(ledger.accept(header('self', 1, 1))).toEqual({ gap: false, apply: true });
     expect(ledger.applyOwnAtOnce(1)).toBe(false);
     expect(ledger.applyOwnAtOnce(2)).toBe(true);
@@ -71,6 +74,8 @@ describe('delivery ledger', () => {
     // Two more, queued after the drop, reach Redis once it is back; the first is read, the other not yet.
     expect(ledger.applyOwnAtOnce(1_001)).toBe(true);
     expect(ledger.applyOwnAtOnce(1_002)).toBe(true);
+    ledger.sending(1_001);
+    ledger.sending(1_002);
     expect(ledger.accept(header('self', 1_001, 1))).toEqual({ gap: false, apply: false });
     expect(ledger.awaitingOwn).toBe(1);
     expect(ledger.accept(header('self', 1_002, 2))).toEqual({ gap: false, apply: false });
@@ -79,10 +84,25 @@ describe('delivery ledger', () => {
     expect(ledger.accept(header('self', 1_001, 3))).toEqual({ gap: false, apply: false });
   });
 
+  it('an entry in its own name with a seq it never sent is refused, and its own events still apply', () => {
+    // Written by something other than this node (a forger, a buggy writer): taken as read back, seq 999… would make
+    // every later own event look like a copy already applied.
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    ledger.sending(1);
+    const forged = ledger.accept(header('self', 999_999_999_999_999, 1));
+    expect(forged).toEqual({ gap: false, apply: false, refused: expect.stringMatching(/seq 999999999999999, which this node never sent/) });
+    expect(ledger.accept(header('self', 1, 2))).toEqual({ gap: false, apply: true });
+    ledger.sending(2);
+    expect(ledger.applyOwnAtOnce(3)).toBe(true);
+    expect(ledger.accept(header('self', 2, 3))).toEqual({ gap: false, apply: true });
+  });
+
   it('keeps a bounded number of other nodes, forgetting the one read least recently, and never its own', () => {
     const ledger = new DeliveryLedger('self');
     ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
     let ordinal = 0;
+    ledger.sending(1);
     expect(ledger.accept(header('self', 1, ++ordinal)).apply).toBe(true);
     expect(ledger.accept(header('steady', 1, ++ordinal)).apply).toBe(true);
     // Nodes that restart come back under new ids: twice the bound of them, each publishing once.

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeDelivery, ChangeEvent } from '../../src/server/bus.ts';
 import { createClient, RESP_TYPES } from 'redis';
 import { createRedisBus, type RedisBus, type RedisBusHealth, type RedisClientLike } from '../../src/redis/index.ts';
+import { publishCommand, streamKeys } from '../../src/redis/stream-protocol.ts';
 import { cuttableLink } from './cuttable-link.ts';
 import { startRedis, type RedisProcess } from './redis-server.ts';
 
@@ -364,6 +365,21 @@ describe('Redis bus faults with the link up', () => {
     expect(b.received.map(({ event }) => event)).toEqual([updated('test://after-foreign')]);
     expect(b.bus.health).toBe('connected');
     expect(logs.some((line) => /skipped stream entry .*missing n, o or s/.test(line))).toBe(true);
+  });
+
+  it('an entry another process wrote in a node\'s name, with a seq it never sent, is skipped and logged; the node is not muted', async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const [a, b] = await Promise.all([node(server.url), node(server.url, { logs })]);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    // Written as the publish script writes, so it has its ordinal: no gap, nothing malformed, only the wrong author.
+    await server.command(publishCommand(streamKeys('mcp-actors'), 1_000, b.bus.nodeId, 999_999_999_999_999, updated('test://forged')));
+    b.publish(updated('test://own-after'));
+    a.publish(updated('test://other-after'));
+    await b.receivedCount(2);
+    expect(b.received.map(({ event }) => event)).toEqual(expect.arrayContaining([updated('test://own-after'), updated('test://other-after')]));
+    expect(b.received.map(({ event }) => event)).not.toContainEqual(updated('test://forged'));
+    expect(logs.some((line) => /skipped stream entry .*never sent/.test(line))).toBe(true);
   });
 });
 
