@@ -93,8 +93,10 @@ export class EntryRefresher {
   }
 
   /**
-   * Reads one entry. An empty, invalid or expired entry is refetched (an
-   * empty one before the start is over waits for the start's fetch instead);
+   * Reads one entry. An empty or invalid entry, or a valid one nothing backs
+   * (no live stream covers it and no ttl hint is running: no notification
+   * will ever invalidate it), is refetched (an empty one before the start is
+   * over waits for the start's fetch instead);
    * `wait` waits for that refetch (up to `timeoutMs`), `stale` answers at once
    * with the value it has, marked stale, and waits like `wait` when there is
    * no value yet. A value is `current` only when valid and

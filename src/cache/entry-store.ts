@@ -111,13 +111,11 @@ export function backingOf(entry: Entry, now: number): CacheRead<unknown>['backed
   return entry.ttlMs !== undefined && entry.fetchedAt !== undefined && now < entry.fetchedAt + entry.ttlMs ? 'ttl' : 'none';
 }
 
-/** An uncovered entry whose ttl hint has run out: a waiting reader refetches it. */
+/**
+ * A valid entry that nothing backs: no live stream covers it and no ttl hint
+ * is running (run out, or none given, which the caching page takes as 0). No
+ * notification will invalidate it, so a read refetches it.
+ */
 export function isExpired(entry: Entry, now: number): boolean {
-  return (
-    entry.status === 'valid' &&
-    !entry.coveredByStream &&
-    entry.ttlMs !== undefined &&
-    entry.fetchedAt !== undefined &&
-    now >= entry.fetchedAt + entry.ttlMs
-  );
+  return entry.status === 'valid' && backingOf(entry, now) === 'none';
 }

@@ -150,6 +150,20 @@ describe('entry refresher', () => {
     expect(await waiting).toMatchObject({ value: ['p2'], freshness: 'current' });
   });
 
+  it('refetches an uncovered entry whose result gave no ttl on every read: nothing says it is fresh, nothing would invalidate it', async () => {
+    const t = setup();
+    const first = t.refresher.read('prompts', 'wait', 1_000);
+    await t.answer(['p1']);
+    expect(await first).toMatchObject({ value: ['p1'], freshness: 'stale', backedBy: 'none' });
+
+    const waiting = t.refresher.read('prompts', 'wait', 1_000);
+    expect(t.pending.map((fetch) => fetch.key)).toEqual(['prompts']);
+    await t.answer(['p2']);
+    expect(await waiting).toMatchObject({ value: ['p2'], freshness: 'stale', backedBy: 'none' });
+    expect(await t.refresher.read('prompts', 'stale', 1_000)).toMatchObject({ value: ['p2'], freshness: 'stale', backedBy: 'none' });
+    expect(t.pending.map((fetch) => fetch.key)).toEqual(['prompts']);
+  });
+
   it('ignores the ttl of an entry a live stream covers, and takes nothing fetched before the stream opened as covered', async () => {
     const t = setup();
     const before = t.refresher.read('tools', 'wait', 1_000);
