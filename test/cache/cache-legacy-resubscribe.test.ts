@@ -8,7 +8,7 @@
  * stale (nothing backs it), while the URI that was resubscribed is current.
  */
 import { SimulatedClock } from 'xstate';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChangeCacheHandle } from '../../src/cache/change-cache.ts';
 import type { McpClient } from '../../src/client/client.ts';
 import type { McpServer } from '../../src/server/index.ts';
@@ -16,15 +16,9 @@ import { createTestChangeCache, createTestClient } from '../../src/testing/index
 import { inMemoryTransport, type InMemoryClientTransport } from '../../src/transport/in-memory.ts';
 import { buildFixtureServer, FIXTURE_URIS } from '../fixtures/own-server-setup.ts';
 import { recordCache } from './cache-recorder.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const servers: McpServer[] = [];
-const clients: McpClient[] = [];
-const caches: ChangeCacheHandle[] = [];
-afterEach(async () => {
-  await Promise.all(caches.splice(0).map((cache) => cache.close()));
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { caches, clients, servers } = closedAfterEach({ caches: [] as ChangeCacheHandle[], clients: [] as McpClient[], servers: [] as McpServer[] });
 
 const [R1, R2] = [FIXTURE_URIS[0]!, FIXTURE_URIS[1]!];
 

@@ -5,7 +5,7 @@
  * reported through the client's `onError` (as a throwing `client.on` handler
  * is), and the other listeners and the cache go on.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createChangeCache } from '../../src/cache/change-cache.ts';
 import type { McpClient } from '../../src/client/client.ts';
 import type { McpServer } from '../../src/server/index.ts';
@@ -13,13 +13,9 @@ import { createTestClient } from '../../src/testing/index.ts';
 import { inMemoryTransport } from '../../src/transport/in-memory.ts';
 import { buildFixtureServer } from '../fixtures/own-server-setup.ts';
 import { recordCache } from './cache-recorder.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const servers: McpServer[] = [];
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const { clients, servers } = closedAfterEach({ clients: [] as McpClient[], servers: [] as McpServer[] });
 
 describe.each(['modern', 'legacy'] as const)('a cache listener that throws (%s)', (era) => {
   it('is reported through client.onError for every event kind, and the other listeners and the cache go on', async () => {

@@ -4,7 +4,7 @@
  * graceful end, an unexpected close with a restart on other capabilities,
  * recovery running out, and a server that offers nothing the cache wants.
  */
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { NotInInterestError } from '../../src/cache/errors.ts';
 import type { ChangeCacheHandle, ChangeCacheOptions } from '../../src/cache/change-cache.ts';
@@ -13,13 +13,9 @@ import { createClient, type McpClient } from '../../src/client/client.ts';
 import { officialStdio, type PeerOptions } from '../fixtures/stdio-peers.ts';
 import { WireRecord } from '../client/recording-transport.ts';
 import { recordCache } from './cache-recorder.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-const caches: ChangeCacheHandle[] = [];
-afterEach(async () => {
-  await Promise.all(caches.splice(0).map((cache) => cache.close()));
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { caches, clients } = closedAfterEach({ caches: [] as ChangeCacheHandle[], clients: [] as McpClient[] });
 
 const fastReconnect = { maxAttempts: 40, baseDelayMs: 10, maxDelayMs: 200 };
 const R1 = 'test://resource/1';

@@ -6,20 +6,16 @@
  * ends the cache as `closed` with the client's reason and no refetch, and
  * `await using` closes the cache.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createChangeCache, type ChangeCacheHandle } from '../../src/cache/change-cache.ts';
 import { CacheClosedError } from '../../src/cache/errors.ts';
 import { createClient, type McpClient } from '../../src/client/client.ts';
 import { officialStdio } from '../fixtures/stdio-peers.ts';
 import { WireRecord } from '../client/recording-transport.ts';
 import { recordCache } from './cache-recorder.ts';
+import { closedAfterEach } from '../setup/closed-after-each.ts';
 
-const clients: McpClient[] = [];
-const caches: ChangeCacheHandle[] = [];
-afterEach(async () => {
-  await Promise.all(caches.splice(0).map((cache) => cache.close()));
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const { caches, clients } = closedAfterEach({ caches: [] as ChangeCacheHandle[], clients: [] as McpClient[] });
 
 const R1 = 'test://resource/1';
 const interest = { tools: true, prompts: true, uris: [R1] };
