@@ -171,6 +171,21 @@ export class LimitExceededError extends WireError {
   }
 }
 
+/**
+ * A request's answer stream ended because its client stopped reading while more than `maxQueuedBytes` of its
+ * notifications and answer waited (-32000): written as the stream's last message, its handler's signal aborted.
+ */
+export class SlowConsumerError extends WireError {
+  override readonly name = 'SlowConsumerError';
+  readonly code = 'slow_consumer';
+  readonly rpcCode = ErrorCode.LimitExceeded;
+  override readonly data: { reason: 'slow_consumer'; exceeded: 'queued_bytes'; limit: 'maxQueuedBytes'; max: number };
+  constructor(max: number) {
+    super(`Answer stream ended: the client did not read while more than ${max} bytes (maxQueuedBytes) waited`);
+    this.data = { reason: 'slow_consumer', exceeded: 'queued_bytes', limit: 'maxQueuedBytes', max };
+  }
+}
+
 /** A listen stream was requested while the server is closing, or any request reached a closed HTTP endpoint (HTTP 503). */
 export class ServerClosingError extends WireError {
   override readonly name = 'ServerClosingError';

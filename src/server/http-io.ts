@@ -3,8 +3,11 @@
  * per-request reply that turns into an SSE stream the first time the handler
  * sends something before its response, or once it has taken long.
  */
+import type { RequestId } from '../protocol/jsonrpc.ts';
+import { SlowConsumerError } from './errors.ts';
 import type { HttpResponse } from './http-exchange.ts';
-import { Outbox } from './outbox.ts';
+import { errorFrame } from './outcome.ts';
+import { Outbox, type QueueBound, type QueueOverflow } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
 
 /**
@@ -51,9 +54,23 @@ export function openSse(res: HttpResponse, headers: Record<string, string> = {})
   res.flushHeaders();
 }
 
-export function startSse(res: HttpResponse, highWater: number, headers: Record<string, string> = {}): Outbox {
+export function startSse(res: HttpResponse, highWater: number, headers: Record<string, string> = {}, bound?: QueueBound): Outbox {
   openSse(res, headers);
-  return new Outbox(res, sseFrame, highWater);
+  return new Outbox(res, sseFrame, highWater, { bound });
+}
+
+/** How an `HttpReply` writes, and what it does about a client that stops reading its stream. */
+export interface HttpReplyOptions {
+  /** The outbox's high-water mark (`outboxHighWater`). */
+  highWater: number;
+  headers?: Record<string, string>;
+  /** A response that takes longer becomes a stream, with a comment whenever it was idle that long; 0: never. */
+  keepAliveMs?: number;
+  /**
+   * Bounds what waits unread (`maxQueuedBytes`): past it the request is answered with SlowConsumerError, the stream
+   * ends and `abort` stops the handler.
+   */
+  overflow?: { maxBytes: number; requestId: RequestId; abort: (error: SlowConsumerError) => void };
 }
 
 /**
@@ -62,7 +79,9 @@ export function startSse(res: HttpResponse, highWater: number, headers: Record<s
  * stream, with a comment whenever it was idle that long (a proxy's idle
  * timeout would cut a response that sent nothing for that long, headers
  * included). When the response closes (the client went away) its outbox is
- * closed, which releases every writer waiting for room.
+ * closed, which releases every writer waiting for room. A client that lets
+ * more than `maxQueuedBytes` wait unread gets SlowConsumerError as the
+ * stream's last message instead of what waited.
  */
 export class HttpReply implements ReplyChannel {
   private outbox: Outbox | undefined;
@@ -70,14 +89,13 @@ export class HttpReply implements ReplyChannel {
 
   constructor(
     private readonly res: HttpResponse,
-    private readonly highWater: number,
-    private readonly headers: Record<string, string> = {},
-    private readonly keepAliveMs = 0,
+    private readonly options: HttpReplyOptions,
   ) {
     res.once('close', () => {
       clearTimeout(this.streamDue);
       this.outbox?.close();
     });
+    const keepAliveMs = options.keepAliveMs ?? 0;
     this.streamDue = keepAliveMs > 0 ? unrefTimeout(() => this.stream(), keepAliveMs) : undefined;
   }
 
@@ -93,7 +111,7 @@ export class HttpReply implements ReplyChannel {
     clearTimeout(this.streamDue);
     if (this.res.destroyed || this.res.writableEnded) return;
     if (!this.outbox) {
-      sendJson(this.res, status, json, this.headers);
+      sendJson(this.res, status, json, this.options.headers);
       return;
     }
     this.outbox.push(json);
@@ -103,9 +121,21 @@ export class HttpReply implements ReplyChannel {
 
   private stream(): Outbox {
     if (this.outbox) return this.outbox;
-    this.outbox = startSse(this.res, this.highWater, this.headers);
-    keepAlive(this.res, this.outbox, this.keepAliveMs);
+    const max = this.options.overflow?.maxBytes;
+    const bound = max === undefined ? undefined : { maxBytes: max, overflowed: (overflow: QueueOverflow) => this.overflowed(overflow) };
+    this.outbox = startSse(this.res, this.options.highWater, this.options.headers, bound);
+    keepAlive(this.res, this.outbox, this.options.keepAliveMs ?? 0);
     return this.outbox;
+  }
+
+  /** The client let too much wait: what waited gives way to the error, the stream ends once it is written. */
+  private overflowed(overflow: QueueOverflow): void {
+    const outbox = this.outbox!;
+    const { requestId, abort } = this.options.overflow!;
+    const error = new SlowConsumerError(overflow.maxQueuedBytes);
+    outbox.close(errorFrame(requestId, error));
+    abort(error);
+    void outbox.flushed().then(() => this.res.end());
   }
 }
 

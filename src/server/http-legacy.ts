@@ -88,7 +88,7 @@ export class LegacyHttpSessions {
     const posts = new SessionPostStreams(id, this.core.limits, this.keepAliveMs);
     const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined, posts };
     this.records.set(id, record);
-    const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, 1), new AbortController().signal);
+    const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, { highWater: 1 }), new AbortController().signal);
     if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
     session.end({ type: 'transport_closed' });
     if (outcome.kind === 'error') sendJson(res, outcome.error.httpStatus, errorFrame(request.id, outcome.error));
@@ -118,7 +118,8 @@ export class LegacyHttpSessions {
       if (!res.writableFinished && !reply.resumable) controller.abort();
     });
     const outcome = await this.serve(record, message, reply, controller);
-    if (controller.signal.aborted) return record.posts.drop(post);
+    // A stream that gave up on its client (SlowConsumerError) still writes its error: it ends as an answered one.
+    if (controller.signal.aborted) return reply.shed ? record.posts.answered(post) : record.posts.drop(post);
     if (outcome.kind === 'result') await reply.finish(resultFrame(message.id, outcome.result), 200);
     if (outcome.kind === 'error') await reply.finish(errorFrame(message.id, outcome.error), outcome.error.httpStatus === 404 ? 200 : outcome.error.httpStatus);
     record.posts.answered(post);

@@ -120,7 +120,11 @@ export async function handleModernRequest(
 
 /** Answers an admitted request, plain or, once it took long or sent something first, as a stream. */
 async function answer(core: ServerCore, res: HttpResponse, request: JsonRpcRequest, keepAliveMs: number, controller: AbortController): Promise<void> {
-  const reply = new HttpReply(res, core.limits.outboxHighWater, {}, keepAliveMs);
+  const reply = new HttpReply(res, {
+    highWater: core.limits.outboxHighWater,
+    keepAliveMs,
+    overflow: { maxBytes: core.limits.maxQueuedBytes, requestId: request.id, abort: (error) => controller.abort(error) },
+  });
   const outcome = await routeModern(core, request, reply, controller.signal);
   if (controller.signal.aborted) return;
   if (outcome.kind === 'result') return reply.finish(resultFrame(request.id, outcome.result), 200);

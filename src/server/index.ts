@@ -23,7 +23,8 @@ export type { ServerOptions, ServerFeatures } from './core.ts';
 export type { HttpHandlerOptions, HttpListenOptions, HttpServerHandle } from './http.ts';
 export type { NodeMcpHandler } from './http-node.ts';
 export type { FetchMcpHandler } from './http-fetch.ts';
-export type { StdioOptions, StdioConnectionHandle } from './stdio.ts';
+export type { StdioOptions, StdioConnectionHandle, StdioClosedReason } from './stdio.ts';
+export type { QueueOverflow } from './outbox.ts';
 export { createInProcessBus, type ChangeBus, type ChangeEvent, type ConcreteChange, type ChangeDelivery, type ChangeHandler } from './bus.ts';
 export type { RemoteChangeHook } from './change-applier.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
@@ -64,6 +65,7 @@ export {
   MissingClientCapabilityError,
   ResourceNotFoundError,
   LimitExceededError,
+  SlowConsumerError,
   UrlElicitationRequiredError,
   type RequiredUrlElicitation,
 } from './errors.ts';

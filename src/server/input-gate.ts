@@ -31,6 +31,11 @@ export class InputGate {
     input.on('data', this.onData);
   }
 
+  /** Whether input read is kept back, not yet passed on. */
+  get holdsInput(): boolean {
+    return this.held.length > 0;
+  }
+
   /** Stops passing input on; what arrives meanwhile is kept, up to `holdBytes`. */
   hold(): void {
     this.holding = true;

@@ -51,7 +51,22 @@
  *   notifications, so a request sent during a burst is answered behind at most
  *   this many of them. stdio keeps reading input while notifications wait; it
  *   holds its input back (reading at most `maxBodyBytes` more, unparsed) only
- *   while this many answers, or twice this many notifications, wait unread.
+ *   while this many answers, or twice this many notifications, or half of
+ *   `maxQueuedBytes`, wait unread.
+ * - `maxQueuedBytes` (default 8 MiB): the UTF-8 bytes of responses and
+ *   request-scoped notifications (progress, log, a handler's asks) waiting
+ *   unwritten for one stdio connection or one HTTP response stream (a POST's
+ *   answer); change events are bounded per stream by
+ *   `maxPendingBytesPerStream` instead. `outboxHighWater` counts frames, so
+ *   without it a client that stops reading would hold 256 frames of any size
+ *   each. Request-scoped writers wait while half of it waits. Past it, while the
+ *   client does not drain its output (a single frame larger than this is still
+ *   written), what waits is dropped and the connection ends: a stdio connection
+ *   closes (`closed` resolves `{ type: 'slow_consumer', exceeded:
+ *   'queued_bytes' }`, and a line says so on stderr); an HTTP response stream
+ *   answers its request with -32000 (`data.reason = 'slow_consumer'`,
+ *   `data.exceeded = 'queued_bytes'`, `data.limit = 'maxQueuedBytes'`) and ends,
+ *   its handler's signal aborted.
  * - `finishTimeoutMs` (default 5,000): how long a graceful listen completion
  *   may take to flush before the stream is cut.
  * - `drainTimeoutMs` (default 10,000): how long `close()` lets the requests
@@ -115,6 +130,8 @@ export interface ServerLimits {
   initializeTimeoutMs: number;
   /** Queued notifications per connection at which request-scoped writes wait (default 256). */
   outboxHighWater: number;
+  /** UTF-8 bytes of answers and request-scoped notifications waiting for one stdio connection or HTTP response stream (default 8 MiB). */
+  maxQueuedBytes: number;
   /** Time a graceful listen completion has to flush (default 5 s). */
   finishTimeoutMs: number;
   /** Time `close()` gives the requests already running to finish before their signals abort (default 10 s). */
@@ -151,6 +168,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   sessionIdleMs: 600_000,
   initializeTimeoutMs: 30_000,
   outboxHighWater: 256,
+  maxQueuedBytes: 8 * 1024 * 1024,
   finishTimeoutMs: 5_000,
   drainTimeoutMs: 10_000,
   clientRequestTimeoutMs: 60_000,

@@ -19,7 +19,17 @@
  * to a client that reads is written on the next turn, however large); a
  * session's own resync is not counted. Request-scoped notifications are
  * pushed directly; their producers wait on `room()` while the notification
- * queue is at its high-water mark.
+ * queue is at its high-water mark, or while half of `bound.maxBytes` waits.
+ *
+ * The high-water mark counts frames, not bytes. An outbox with a `bound`
+ * (stdio connections, HTTP answer streams) also bounds the UTF-8 bytes of its
+ * answers and directly pushed notifications (lane frames have their lane's
+ * bound): a frame that would take them past `bound.maxBytes` while the sink
+ * does not drain tells the owner, which closes the outbox: everything waiting
+ * is dropped, only the owner's last frame is written, nothing more is
+ * accepted. A single frame larger than the bound, alone in the queue, is still
+ * written. Without it a client that stops reading would keep `highWater`
+ * frames of any size, and every answer of its running requests.
  */
 import type { SlowConsumer } from '../../machines/listen-stream.machine.ts';
 
@@ -43,16 +53,52 @@ export interface Pacing {
   sliceChars: number;
 }
 
+/** Why a bounded outbox gave up on its client: more than `maxQueuedBytes` waited while it did not read. */
+export interface QueueOverflow {
+  /** The client did not read what it was sent: the same type as a listen stream's `SlowConsumer`. */
+  type: 'slow_consumer';
+  /** What passed its bound: the bytes of waiting answers and request-scoped notifications. */
+  exceeded: 'queued_bytes';
+  /** The bound that was passed (`maxQueuedBytes`). */
+  maxQueuedBytes: number;
+}
+
+/** The byte bound of an outbox (the limit `maxQueuedBytes`) and who is told when a client passes it. */
+export interface QueueBound {
+  maxBytes: number;
+  /**
+   * The bound was passed: the owner ends its stream or connection, and closes the outbox, with the frame to write
+   * last if it has one (`close(last)`); the outbox closes itself otherwise.
+   */
+  overflowed(overflow: QueueOverflow): void;
+}
+
+/** How an outbox behaves beyond its high-water mark: all optional. */
+export interface OutboxOptions {
+  /**
+   * Told when the outbox becomes backed up and when it recovers (stdio holds
+   * its input back meanwhile): backed up is `highWater` answers waiting, or
+   * twice `highWater` notifications (producers wait for room at `highWater`,
+   * so only many producers at once get there), or half of `bound.maxBytes`.
+   */
+  onPressure?: (high: boolean) => void;
+  pacing?: Pacing;
+  bound?: QueueBound;
+}
+
 interface Entry {
   json: string;
   lane: Lane | undefined;
   key: string | undefined;
+  /** Counted toward the bound (0 for a lane's frame, which its lane bounds). */
+  bytes: number;
 }
 
 interface AnswerEntry {
   json: string;
   /** Sequence number of the notification this answer must follow (0: none). */
   after: number;
+  bytes: number;
 }
 
 /** Most characters joined into one sink write. */
@@ -74,21 +120,23 @@ export class Outbox {
   private slices = 0;
   private roomWaiters: (() => void)[] = [];
   private flushWaiters: (() => void)[] = [];
+  /** UTF-8 bytes of the frames waiting that count toward `bound` (measured only when there is one). */
+  private queuedBytes = 0;
+  private readonly onPressure: ((high: boolean) => void) | undefined;
+  private readonly pacing: Pacing | undefined;
+  private readonly bound: QueueBound | undefined;
 
   constructor(
     /** Undefined parks the outbox: frames queue (lanes stay bounded) until `retarget`. */
     private sink: FrameSink | undefined,
     private readonly frame: (json: string) => string,
     readonly highWater: number,
-    /**
-     * Told when the outbox becomes backed up and when it recovers (stdio holds
-     * its input back meanwhile): backed up is `highWater` answers waiting, or
-     * twice `highWater` notifications (producers wait for room at `highWater`,
-     * so only many producers at once get there).
-     */
-    private readonly onPressure?: (high: boolean) => void,
-    private readonly pacing?: Pacing,
-  ) {}
+    options: OutboxOptions = {},
+  ) {
+    this.onPressure = options.onPressure;
+    this.pacing = options.pacing;
+    this.bound = options.bound;
+  }
 
   /** Notifications waiting. */
   get size(): number {
@@ -102,13 +150,16 @@ export class Outbox {
 
   /** Nothing queued and the sink is not waiting to drain. */
   get idle(): boolean {
-    return this.size === 0 && this.answers.length === 0 && !this.blocked && this.sink !== undefined;
+    return !this.waiting && !this.blocked && this.sink !== undefined;
   }
 
   /** Queues a notification; returns its sequence number (for `answer`'s `after`). */
   push(json: string, lane?: Lane, key?: string): number {
     if (this.closed) return this.pushed;
-    this.entries.push({ json, lane, key });
+    const bytes = lane ? 0 : this.measure(json);
+    if (this.overflows(bytes)) return this.pushed;
+    this.entries.push({ json, lane, key, bytes });
+    this.queuedBytes += bytes;
     this.pushed++;
     this.changed();
     return this.pushed;
@@ -117,19 +168,22 @@ export class Outbox {
   /** Queues a response or error ahead of waiting notifications, but after notification number `after`. */
   answer(json: string, after = 0): void {
     if (this.closed) return;
-    this.answers.push({ json, after });
+    const bytes = this.measure(json);
+    if (this.overflows(bytes)) return;
+    this.answers.push({ json, after, bytes });
+    this.queuedBytes += bytes;
     this.changed();
   }
 
-  /** Resolves once the notification queue is below its high-water mark (at once when it already is). */
+  /** Resolves once the notification queue is below its high-water mark and half its byte bound (at once when it already is). */
   room(): Promise<void> {
-    if (this.closed || this.size < this.highWater) return Promise.resolve();
+    if (this.closed || this.hasRoom) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
-  /** Resolves once everything queued so far has been handed to the sink and the sink drained. */
+  /** Resolves once everything queued so far has been handed to the sink and the sink drained (once closed: handed to it). */
   flushed(): Promise<void> {
-    if (this.closed || this.idle) return Promise.resolve();
+    if (this.flushDone) return Promise.resolve();
     return new Promise((resolve) => this.flushWaiters.push(resolve));
   }
 
@@ -140,20 +194,58 @@ export class Outbox {
     if (sink) this.schedule();
   }
 
-  /** Drops whatever is still queued; later pushes are ignored. */
-  close(): void {
+  /**
+   * Drops whatever is still queued; later pushes are ignored. `last`, if given, is still written, after what the
+   * sink already holds (the error that answers the owner's request when its client did not keep up).
+   */
+  close(last?: string): void {
     if (this.closed) return;
     this.closed = true;
     this.entries = [];
     this.head = 0;
-    this.answers = [];
-    if (this.scheduled) clearImmediate(this.scheduled);
-    this.scheduled = undefined;
+    this.answers = last === undefined ? [] : [{ json: last, after: 0, bytes: 0 }];
+    this.queuedBytes = 0;
+    if (last !== undefined) this.schedule();
+    else if (this.scheduled) {
+      clearImmediate(this.scheduled);
+      this.scheduled = undefined;
+    }
     this.settle();
   }
 
+  private get waiting(): boolean {
+    return this.size > 0 || this.answers.length > 0;
+  }
+
+  private get hasRoom(): boolean {
+    return this.size < this.highWater && (this.bound === undefined || this.queuedBytes < this.bound.maxBytes / 2);
+  }
+
+  /** Closed with nothing left to hand over, or nothing queued and the sink drained. */
+  private get flushDone(): boolean {
+    return this.closed ? !this.waiting : this.idle;
+  }
+
+  private measure(json: string): number {
+    return this.bound ? Buffer.byteLength(json) : 0;
+  }
+
+  /**
+   * Whether queuing `bytes` more passes the bound while the sink does not drain (a burst to a sink that drains goes
+   * out next turn, however large; a frame alone in the queue is not refused for its own size). If so, the client
+   * is given up on: its owner ends it and closes this outbox.
+   */
+  private overflows(bytes: number): boolean {
+    const bound = this.bound;
+    if (!bound || this.queuedBytes === 0 || this.queuedBytes + bytes <= bound.maxBytes || this.draining) return false;
+    bound.overflowed({ type: 'slow_consumer', exceeded: 'queued_bytes', maxQueuedBytes: bound.maxBytes });
+    this.close();
+    return true;
+  }
+
   private changed(): void {
-    if (!this.high && (this.answers.length >= this.highWater || this.size >= 2 * this.highWater)) {
+    const bytesHigh = this.bound !== undefined && this.queuedBytes >= this.bound.maxBytes / 2;
+    if (!this.high && (this.answers.length >= this.highWater || this.size >= 2 * this.highWater || bytesHigh)) {
       this.high = true;
       this.onPressure?.(true);
     }
@@ -172,7 +264,8 @@ export class Outbox {
 
   private pump(): void {
     const sink = this.sink;
-    if (!sink || this.blocked || this.closed) return;
+    // Closed, only the owner's last frame can still wait.
+    if (!sink || this.blocked) return;
     // Paced: slices while the OS takes them whole, up to a batch per turn; unpaced: one batch.
     const slice = this.pacing?.sliceChars ?? BATCH_CHARS;
     for (let turn = 0; turn < BATCH_CHARS && !this.blocked; ) {
@@ -193,7 +286,9 @@ export class Outbox {
   private take(limit: number): string {
     let chunk = '';
     while (chunk.length < limit) {
-      const json = this.answers.length > 0 && this.answers[0]!.after <= this.taken ? this.answers.shift()!.json : this.takeNotification();
+      const answer = this.answers.length > 0 && this.answers[0]!.after <= this.taken ? this.answers.shift() : undefined;
+      if (answer) this.queuedBytes -= answer.bytes;
+      const json = answer ? answer.json : this.takeNotification();
       if (json === undefined) break;
       chunk += this.frame(json);
     }
@@ -228,6 +323,7 @@ export class Outbox {
       const entry = this.entries[this.head]!;
       this.entries[this.head++] = undefined;
       this.taken++;
+      this.queuedBytes -= entry.bytes;
       if (!entry.lane) return entry.json;
       if (entry.lane.dead) continue;
       entry.lane.written(entry.key!);
@@ -237,18 +333,19 @@ export class Outbox {
   }
 
   private settle(): void {
-    if (this.closed || this.size < this.highWater) {
+    if (this.closed || this.hasRoom) {
       if (this.roomWaiters.length > 0) {
         const waiters = this.roomWaiters;
         this.roomWaiters = [];
         for (const resolve of waiters) resolve();
       }
     }
-    if (this.high && !this.closed && this.answers.length <= this.highWater / 2 && this.size <= this.highWater) {
+    const bytesLow = this.bound === undefined || this.queuedBytes <= this.bound.maxBytes / 4;
+    if (this.high && !this.closed && this.answers.length <= this.highWater / 2 && this.size <= this.highWater && bytesLow) {
       this.high = false;
       this.onPressure?.(false);
     }
-    if (this.closed || this.idle) {
+    if (this.flushDone) {
       const waiters = this.flushWaiters;
       this.flushWaiters = [];
       for (const resolve of waiters) resolve();

@@ -10,11 +10,16 @@
  * high-water mark, which holds the handler back) until a GET with
  * `Last-Event-ID: p<n>-<k>` resumes it, which gets what followed k, then the
  * rest, then the stream ends (`retry` first, as on any end on purpose). A
- * resuming connection that dies parks the stream again, the same way.
+ * resuming connection that dies parks the stream again, the same way. A
+ * stream whose client lets more than `maxQueuedBytes` wait unread (parked or
+ * not) drops what waits and ends with SlowConsumerError as its answer.
  */
+import type { RequestId } from '../protocol/jsonrpc.ts';
+import { SlowConsumerError } from './errors.ts';
 import type { HttpResponse } from './http-exchange.ts';
 import { keepAlive, openSse, sendJson, ssePrimingFrame, sseRetryFrame, unrefTimeout } from './http-io.ts';
-import { Outbox } from './outbox.ts';
+import { errorFrame } from './outcome.ts';
+import { Outbox, type QueueOverflow } from './outbox.ts';
 import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
 import type { ReplyChannel } from './request-context.ts';
 
@@ -22,8 +27,14 @@ import type { ReplyChannel } from './request-context.ts';
 export interface PostStreamOptions {
   /** The stream's name within its session (`p<n>`); its event ids are `p<n>-<k>`. */
   name: string;
+  /** The request it answers. */
+  requestId: RequestId;
   bounds: ReplayBounds;
   highWater: number;
+  /** Bytes that may wait unread (`maxQueuedBytes`). */
+  maxQueuedBytes: number;
+  /** The stream gave up on its client (SlowConsumerError is its answer): its handler should stop. */
+  onShed: (error: SlowConsumerError) => void;
   retryMs: number;
   /** Response headers (the session id). */
   headers: Record<string, string>;
@@ -45,6 +56,8 @@ export class PostStream implements ReplyChannel {
   private readonly first: HttpResponse;
   /** The response was handed to the outbox. */
   private answered = false;
+  /** The stream gave up on a client that did not read: SlowConsumerError answered its request. */
+  #shed = false;
   /** When a response not yet started turns into a stream (keepAliveMs). */
   private readonly streamDue: ReturnType<typeof setTimeout> | undefined;
 
@@ -60,6 +73,11 @@ export class PostStream implements ReplyChannel {
   /** Whether the response became an SSE stream, which a client can resume after losing it. */
   get resumable(): boolean {
     return this.outbox !== undefined;
+  }
+
+  /** Whether SlowConsumerError answered the request (the stream ends once it is written, or a resume takes it). */
+  get shed(): boolean {
+    return this.#shed;
   }
 
   /** Whether the stream currently has a live connection to write to. */
@@ -80,9 +98,22 @@ export class PostStream implements ReplyChannel {
     if (this.outbox) return this.outbox;
     openSse(this.target, this.options.headers);
     this.target.write(ssePrimingFrame(this.replay.lastId, this.options.retryMs));
-    this.outbox = new Outbox(this.target, (frame) => this.replay.frame(frame), this.options.highWater);
+    this.outbox = new Outbox(this.target, (frame) => this.replay.frame(frame), this.options.highWater, {
+      bound: { maxBytes: this.options.maxQueuedBytes, overflowed: (overflow) => this.overflowed(overflow) },
+    });
     keepAlive(this.target, this.outbox, this.options.keepAliveMs);
     return this.outbox;
+  }
+
+  /** The client let too much wait: what waited gives way to the error, which answers the request. */
+  private overflowed(overflow: QueueOverflow): void {
+    const outbox = this.outbox!;
+    const error = new SlowConsumerError(overflow.maxQueuedBytes);
+    this.answered = true;
+    this.#shed = true;
+    outbox.close(errorFrame(this.options.requestId, error));
+    this.options.onShed(error);
+    void outbox.flushed().then(() => this.endTarget());
   }
 
   /**

@@ -49,8 +49,11 @@ export class SessionPostStreams {
     const onParked = () => this.#expireLater(post);
     const stream = new PostStream(res, {
       name,
+      requestId,
       bounds: replayBoundsOf(this.limits),
       highWater: this.limits.outboxHighWater,
+      maxQueuedBytes: this.limits.maxQueuedBytes,
+      onShed: (error) => controller.abort(error),
       retryMs: this.limits.sseRetryMs,
       headers: { 'mcp-session-id': this.sessionId },
       keepAliveMs: this.keepAliveMs,

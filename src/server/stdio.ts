@@ -10,12 +10,15 @@
  * that writes answers ahead of queued notifications; input keeps being read
  * while notifications wait, and is held back (input-gate.ts) only while the
  * outbox is backed up with answers, so a client that does not read cannot make
- * the server buffer without bound. In a legacy session of a revision that has
+ * the server buffer without bound; one whose unread answers and notifications
+ * pass `maxQueuedBytes` anyway (its requests' running handlers keep answering)
+ * is disconnected, with a line on stderr. In a legacy session of a revision that has
  * JSON-RPC batches, a batch line is read as its messages and answered with
  * one array line (batch-reply.ts).
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Era } from '../../machines/era.ts';
+import type { SlowConsumer } from '../../machines/listen-stream.machine.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import { idAtEnds, parseFrame, parseMessage, type ClassifiedFrame, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.ts';
 import { acceptsBatches } from '../protocol/versions.ts';
@@ -30,7 +33,7 @@ import { InputGate } from './input-gate.ts';
 import type { ListenStream, StreamOwner } from './listen-stream.ts';
 import { routeListen, routeModern } from './modern-router.ts';
 import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.ts';
-import { Outbox } from './outbox.ts';
+import { Outbox, type QueueOverflow } from './outbox.ts';
 import type { ReplyChannel } from './request-context.ts';
 import { requestKey } from './json-values.ts';
 import { settledWithin } from './settled-within.ts';
@@ -49,10 +52,29 @@ export interface StdioOptions {
   stdout?: Writable;
 }
 
-/** One connection served over stdio: when it ended, and how to end it. */
+/** Why a stdio connection ended. */
+export type StdioClosedReason =
+  /** The client closed its end of the input (or the input stream closed). */
+  | { type: 'input_ended' }
+  /** Reading the input failed. */
+  | { type: 'input_failed'; cause: unknown }
+  /** Writing to the output failed: the client is gone. */
+  | { type: 'output_failed'; cause: unknown }
+  /** `close()` (or the server's `close()`). */
+  | { type: 'local' }
+  /** The client did not read: its legacy session's change events (`SlowConsumer`) or its answers and notifications (`QueueOverflow`, `maxQueuedBytes`) piled up. */
+  | SlowConsumer
+  | QueueOverflow;
+
+/** One connection served over stdio: when it ended and why, and how to end it. */
 export interface StdioConnectionHandle {
-  /** Resolves when the input ended or the connection was closed. */
+  /**
+   * Resolves when the input ended or the connection was closed, once the answers already queued were handed to the
+   * output (a client that reads nothing gets `finishTimeoutMs`), so a process that exits then loses none of them.
+   */
   readonly closed: Promise<void>;
+  /** Why the connection ended, once it has (undefined while it is open). */
+  readonly closedReason: StdioClosedReason | undefined;
   /** Ends the connection: its listen streams complete and its session ends. */
   close(): Promise<void>;
   /** `close()`, for `await using connection = server.serveStdio(…)`. */
@@ -61,6 +83,7 @@ export interface StdioConnectionHandle {
 
 export class StdioConnection implements StdioConnectionHandle {
   readonly closed: Promise<void>;
+  #closedReason: StdioClosedReason | undefined;
   /** The legacy era's one session, opened by `initialize`. */
   private session: LegacySession | undefined;
   /** Whether a request here selected the modern era. */
@@ -72,13 +95,22 @@ export class StdioConnection implements StdioConnectionHandle {
   private readonly streamOwner: StreamOwner = { streamEnded: (stream) => this.streams.delete(requestKey(stream.id)) };
   private readonly stdin: Readable;
   private readonly stdout: Writable;
-  private ended = false;
   private resolveClosed!: () => void;
-  private readonly onEnd = () => this.shutDown();
+  private readonly onInputClosed = () => this.shutDown({ type: 'input_ended' });
+  private readonly onInputError = (cause: unknown) => this.shutDown({ type: 'input_failed', cause });
+  /**
+   * The input ended: a last line without a newline is still a message (the spec delimits messages by newlines; EOF
+   * delimits the last one, as our client transport reads it), answered or refused like any other line. Input held
+   * back meanwhile is dropped with the connection, so the splitter's partial line is complete only when none is held.
+   */
+  private readonly onInputEnd = () => {
+    if (!this.input.holdsInput) this.reader.end();
+    this.shutDown({ type: 'input_ended' });
+  };
   /** The client stopped reading for good: nothing queued can be written any more. */
-  private readonly onOutputError = () => {
+  private readonly onOutputError = (cause: unknown) => {
     this.outbox.close();
-    this.shutDown();
+    this.shutDown({ type: 'output_failed', cause });
   };
   private readonly reader: LineSplitter;
   private readonly input: InputGate;
@@ -87,25 +119,23 @@ export class StdioConnection implements StdioConnectionHandle {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    this.outbox = new Outbox(
-      this.stdout,
-      (json) => `${json}\n`,
-      core.limits.outboxHighWater,
-      (high) => {
+    this.outbox = new Outbox(this.stdout, (json) => `${json}\n`, core.limits.outboxHighWater, {
+      onPressure: (high) => {
         if (high) this.input.hold();
         else this.input.release();
       },
-      STDIO_PACING,
-    );
+      pacing: STDIO_PACING,
+      bound: { maxBytes: core.limits.maxQueuedBytes, overflowed: (overflow) => this.onOverflow(overflow) },
+    });
     // Lines are split as the client transports split them (line-splitter.ts): bytes, a long line never held whole.
     this.reader = new LineSplitter(core.limits.maxBodyBytes, {
       line: (text) => this.onLine(text),
       oversized: (head, tail, limit) => this.onOversized(head, tail, limit),
     });
     this.input = new InputGate(this.stdin, core.limits.maxBodyBytes, (chunk) => this.reader.push(chunk));
-    this.stdin.on('end', this.onEnd);
-    this.stdin.on('close', this.onEnd);
-    this.stdin.on('error', this.onEnd);
+    this.stdin.on('end', this.onInputEnd);
+    this.stdin.on('close', this.onInputClosed);
+    this.stdin.on('error', this.onInputError);
     this.stdout.on('error', this.onOutputError);
   }
 
@@ -118,11 +148,32 @@ export class StdioConnection implements StdioConnectionHandle {
   async close(): Promise<void> {
     await Promise.all([...this.streams.values()].map((stream) => stream.complete()));
     await settledWithin(this.outbox.flushed(), this.core.limits.finishTimeoutMs);
-    this.shutDown();
+    this.shutDown({ type: 'local' });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  get closedReason(): StdioClosedReason | undefined {
+    return this.#closedReason;
+  }
+
+  /** Shut down: nothing more is read, answered or written but what was queued. */
+  private get ended(): boolean {
+    return this.#closedReason !== undefined;
+  }
+
+  /**
+   * More than `maxQueuedBytes` waited unread: nothing can tell a client that does not read, so the connection ends
+   * (its client sees the output end once it reads on) and stderr, the transport's log, says why.
+   */
+  private onOverflow(overflow: QueueOverflow): void {
+    this.outbox.close();
+    console.error(
+      `mcp-actors server ${this.core.info.name}: stdio connection ended: the client did not read while more than ${overflow.maxQueuedBytes} bytes of answers and notifications waited (maxQueuedBytes)`,
+    );
+    this.shutDown(overflow);
   }
 
   /** A line over `maxBodyBytes`, dropped: answered under the request's id when an end names one, so its client fails it at once. */
@@ -251,7 +302,7 @@ export class StdioConnection implements StdioConnectionHandle {
     if (selected === 'modern') this.servedModern = true;
     if (selected === 'legacy' && !this.session) {
       this.session = this.core.newSession('stdio', (reason) => {
-        if (reason.type === 'slow_consumer') this.shutDown();
+        if (reason.type === 'slow_consumer') this.shutDown(reason);
       });
       this.session.hold(); // the process is the session: it never idles out
       this.session.attach(this.outbox);
@@ -261,13 +312,13 @@ export class StdioConnection implements StdioConnectionHandle {
     return this.servedModern ? 'modern' : undefined;
   }
 
-  private shutDown(): void {
+  private shutDown(reason: StdioClosedReason): void {
     if (this.ended) return;
-    this.ended = true;
+    this.#closedReason = reason;
     this.input.stop();
     for (const controller of this.inflight.values()) controller.abort();
     for (const stream of [...this.streams.values()]) stream.transportClosed();
     this.session?.end({ type: 'transport_closed' });
-    this.resolveClosed();
+    void settledWithin(this.outbox.flushed(), this.core.limits.finishTimeoutMs).then(() => this.resolveClosed());
   }
 }

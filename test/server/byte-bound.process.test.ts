@@ -39,8 +39,8 @@ it('takes a burst of more than maxPendingBytesPerStream whole when the client re
   await p.next((message) => isUpdate(message) && p.received.filter(isUpdate).length === URIS.length + 1);
 });
 
-// stdio's stdout is a blocking pipe on Linux (a stalled client stalls the process itself, and nothing waits in the
-// server), so the stalled client is shown over HTTP, where the server writes on and the stream's lane fills.
+// Shown over HTTP, where the server writes on and the stream's lane fills; a stdio connection's lanes have the same
+// bound (its outbox waits for stdout to drain, so what a stalled client leaves unread waits in the lanes too).
 it('ends an HTTP stream whose client stopped reading with slow_consumer once 64 KiB of distinct events wait, under default bounds', async () => {
   // Default bounds; only the completion's patience is long, so the error is still there when the client looks.
   const server = make.server({ limits: { finishTimeoutMs: 600_000 } });

@@ -58,7 +58,9 @@ const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', param
 
 /** A stdio connection to a fresh server whose client stopped reading, with the flood tool already waiting for room. */
 async function floodingStalledStdio() {
-  server = buildFixtureServer({ limits: { outboxHighWater: 4 } });
+  // A connection whose input ended reports closed once its queued answers were written, or after finishTimeoutMs
+  // for a client that reads nothing, as here: short, so the test does not wait the default 5 s for it.
+  server = buildFixtureServer({ limits: { outboxHighWater: 4, finishTimeoutMs: 50 } });
   const flood = defineFlood(server);
   const stdin = new PassThrough();
   // Accepts the first writes, then never calls back: a client that stopped reading.

@@ -77,8 +77,11 @@ class RecordedResponse extends EventEmitter implements HttpResponse {
 
 const options = {
   name: 'p4',
+  requestId: 1,
   bounds: { maxEvents: 16, maxBytes: 65_536, maxAgeMs: 60_000 },
   highWater: 8,
+  maxQueuedBytes: 8 * 1024 * 1024,
+  onShed: () => {},
   retryMs: 25,
   headers: { 'mcp-session-id': 's' },
   keepAliveMs: 0,
@@ -228,7 +231,7 @@ describe('a slow response (keepAliveMs)', () => {
   it('modern: turns into a stream after keepAliveMs, with a comment whenever idle that long; a quick one stays JSON', async () => {
     fakeTimers();
     const res = new RecordedResponse();
-    const reply = new HttpReply(res, 8, {}, 1_000);
+    const reply = new HttpReply(res, { highWater: 8, keepAliveMs: 1_000 });
     vi.advanceTimersByTime(1_000);
     expect(res.headers['content-type']).toBe('text/event-stream');
     vi.advanceTimersByTime(1_000);
@@ -239,7 +242,7 @@ describe('a slow response (keepAliveMs)', () => {
     expect(vi.getTimerCount()).toBe(0);
 
     const quick = new RecordedResponse();
-    await new HttpReply(quick, 8, {}, 1_000).finish(RESULT, 200);
+    await new HttpReply(quick, { highWater: 8, keepAliveMs: 1_000 }).finish(RESULT, 200);
     vi.advanceTimersByTime(5_000);
     expect(quick.headers['content-type']).toBe('application/json');
     expect(vi.getTimerCount()).toBe(0);
