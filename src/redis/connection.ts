@@ -22,8 +22,8 @@ export interface RedisClientLike {
   connect(): Promise<unknown>;
   /** A new client with the same options, for the bus's blocking read. */
   duplicate(): RedisClientLike;
-  /** Sends one raw command (`['XADD', …]`) and resolves with its reply. */
-  sendCommand(args: ReadonlyArray<string>): Promise<unknown>;
+  /** Sends one raw command (`['XADD', …]`) and resolves with its reply, decoded as `options.typeMapping` says when given. */
+  sendCommand(args: ReadonlyArray<string>, options?: { typeMapping?: Readonly<Record<number, unknown>> }): Promise<unknown>;
   /** Listens to a connection event. */
   on(event: 'ready' | 'end' | 'error' | 'reconnecting', listener: (...args: unknown[]) => void): unknown;
   /** Stops listening to a connection event. */

@@ -4,8 +4,14 @@
  * missing ordinal is a gap the node can prove; and its origin node and that
  * node's sequence number, so an entry is applied once even when a publish of
  * unknown outcome was sent again, or its own event was applied at once while
- * Redis was away. Pure bookkeeping: no I/O.
+ * Redis was away. Anyone with write access to the stream can write an entry in
+ * any node's name: only what the node itself sent, and the order a bus writes
+ * in, tell one apart, and an entry that breaks them is reported, never allowed
+ * to make later events look like copies. Pure bookkeeping: no I/O.
  */
+import { createHash } from 'node:crypto';
+import type { StreamEntryProblem } from './entry-errors.ts';
+import { compareStreamIds } from './stream-protocol.ts';
 
 /** The position a node resumes from: the stream's generation, the last ordinal and entry id seen. */
 export interface StreamPosition {
@@ -14,22 +20,24 @@ export interface StreamPosition {
   id: string;
 }
 
-/** One entry as read: its stream id and ordinal, its origin node and sequence number. */
+/** One entry as read: its stream id and ordinal, its origin node and sequence number, and its event as written. */
 export interface EntryHeader {
   id: string;
   ordinal: number;
   origin: string;
   seq: number;
+  /** The event's JSON as the entry holds it: a copy sent again holds the same. */
+  event: string;
 }
 
 /**
- * What reading an entry means: `gap` before it (resync first), and whether to apply it; `refused` says why a
- * well-formed entry is not applied because no bus could have written it (to be reported, not passed over silently).
+ * What reading an entry means: `gap` before it (resync first), whether to apply it, and `problem` when it is not
+ * what its header says (to be reported, never passed over silently).
  */
 export interface Acceptance {
   gap: boolean;
   apply: boolean;
-  refused?: string;
+  problem?: StreamEntryProblem;
 }
 
 /**
@@ -42,20 +50,33 @@ export interface Acceptance {
 export const MAX_ORIGINS_REMEMBERED = 4_096;
 
 /** How many own events sent and not read back a ledger keeps (an outcome is known long before this many more). */
-const MAX_OWN_IN_FLIGHT = 10_000;
+export const MAX_OWN_IN_FLIGHT = 10_000;
+
+/** An event as the ledger remembers it: a digest of its JSON, so a long URI costs no more than a short one. */
+function digestOf(event: string): string {
+  return createHash('sha256').update(event).digest('base64');
+}
+
+/** One entry of an origin, for telling a copy sent again (same seq, same event) from anything else. */
+interface Written {
+  seq: number;
+  digest: string;
+}
 
 export class DeliveryLedger {
   private position: StreamPosition | undefined;
-  /** Own events applied while Redis was away; skipped when they come back from the stream. */
-  private readonly appliedAtOnce = new Set<number>();
+  /** Own events applied while Redis was away, by seq: skipped when they come back from the stream. */
+  private readonly appliedAtOnce = new Map<number, string>();
   /** Own events handed to Redis and not read back yet, oldest first: one whose publish fails is still unapplied. */
-  private readonly ownInFlight = new Set<number>();
+  private readonly ownInFlight = new Map<number, string>();
   /** Highest own sequence number read back from the stream. */
   private ownReadUpTo = 0;
-  /** Highest own sequence number handed to Redis: an entry in this node's name above it was written by someone else. */
-  private ownSentUpTo = 0;
-  /** Highest sequence number read per other origin, least recently read first: a resent copy is at or below it. */
-  private readonly readUpTo = new Map<string, number>();
+  /** The last own entry read back: a copy sent again under its seq comes next. */
+  private lastOwnRead: Written | undefined;
+  /** Highest own sequence number dropped from `ownInFlight` by its bound: read back later, it cannot be checked. */
+  private ownForgottenUpTo = 0;
+  /** The last entry read per other origin, least recently read first: a resent copy repeats it. */
+  private readonly lastRead = new Map<string, Written>();
 
   constructor(readonly nodeId: string) {}
 
@@ -72,12 +93,14 @@ export class DeliveryLedger {
    * Compares the stream's current head with what this node saw. The first
    * time, the node adopts the head (it has no clients to owe history to);
    * a new epoch (Redis restarted without persistence, or the keys were
-   * deleted) or an ordinal that went backwards is a gap, and the node adopts
-   * the head too. Otherwise it reads on from where it was.
+   * deleted), an ordinal that went backwards or a newest entry below the one
+   * read last (the stream was deleted after an entry with an id in the future:
+   * a read after that id would wait for good) is a gap, and the node adopts the
+   * head too. Otherwise it reads on from where it was.
    */
   reconcile(head: StreamPosition): 'first' | 'continuous' | 'gap' {
     const known = this.position;
-    if (known === undefined || known.epoch !== head.epoch || head.ordinal < known.ordinal) {
+    if (known === undefined || known.epoch !== head.epoch || head.ordinal < known.ordinal || compareStreamIds(head.id, known.id) < 0) {
       this.position = { ...head };
       return known === undefined ? 'first' : 'gap';
     }
@@ -94,12 +117,8 @@ export class DeliveryLedger {
   accept(entry: EntryHeader): Acceptance {
     const gap = entry.ordinal !== this.lastOrdinal + 1;
     this.position = { epoch: this.position?.epoch ?? '', ordinal: entry.ordinal, id: entry.id };
-    // Taken as read back, it would raise ownReadUpTo past every seq this node is yet to send, and each of its own
-    // events would then look like a copy already applied: the node would go silent.
-    if (entry.origin === this.nodeId && entry.seq > this.ownSentUpTo) {
-      return { gap, apply: false, refused: `it names this node as its origin with seq ${entry.seq}, which this node never sent` };
-    }
-    return { gap, apply: this.firstCopy(entry) };
+    const written = { seq: entry.seq, digest: digestOf(entry.event) };
+    return { gap, ...(entry.origin === this.nodeId ? this.readOwn(written) : this.readOther(entry.origin, written)) };
   }
 
   /**
@@ -118,26 +137,31 @@ export class DeliveryLedger {
    * out but whose answer was lost with the link): it was applied then, and
    * applying it again would deliver it twice.
    */
-  applyOwnAtOnce(seq: number): boolean {
+  applyOwnAtOnce(seq: number, event: string): boolean {
     // Sent and not read back: its publish failed, whatever was read after it (a later publish may have succeeded).
     const unread = this.ownInFlight.delete(seq);
     if (!unread && seq <= this.ownReadUpTo) return false;
-    this.appliedAtOnce.add(seq);
+    this.appliedAtOnce.set(seq, digestOf(event));
     return true;
   }
 
   /** This node hands its own event `seq` to Redis. */
-  sending(seq: number): void {
-    this.ownSentUpTo = Math.max(this.ownSentUpTo, seq);
-    this.ownInFlight.add(seq);
+  sending(seq: number, event: string): void {
+    this.ownInFlight.set(seq, digestOf(event));
     // Bounded: one never read back (trimmed before this node read it) would otherwise stay for good.
-    if (this.ownInFlight.size > MAX_OWN_IN_FLIGHT) this.ownInFlight.delete(this.ownInFlight.values().next().value!);
+    if (this.ownInFlight.size <= MAX_OWN_IN_FLIGHT) return;
+    const oldest = this.ownInFlight.keys().next().value!;
+    this.ownInFlight.delete(oldest);
+    this.ownForgottenUpTo = Math.max(this.ownForgottenUpTo, oldest);
   }
 
-  /** Own event `from` is resent as `to` (a later `seq`): if it was applied at once, its copy as `to` must not be. */
+  /**
+   * Own event `from` is resent as `to` (a later `seq`): if it was applied at once, its copy as `to` must not be,
+   * and neither must `from` if that publish did reach the stream after all.
+   */
   restamp(from: number, to: number): void {
-    if (!this.appliedAtOnce.delete(from)) return;
-    this.appliedAtOnce.add(to);
+    const digest = this.appliedAtOnce.get(from);
+    if (digest !== undefined) this.appliedAtOnce.set(to, digest);
   }
 
   /** Own events applied at once whose copy from the stream has not been read, and may still come (diagnostics, tests). */
@@ -147,24 +171,46 @@ export class DeliveryLedger {
 
   /** Other nodes whose sequence numbers this ledger keeps (diagnostics, tests); at most `MAX_ORIGINS_REMEMBERED`. */
   get originsRemembered(): number {
-    return this.readUpTo.size;
+    return this.lastRead.size;
   }
 
-  private firstCopy(entry: EntryHeader): boolean {
-    if (entry.origin === this.nodeId) {
-      this.ownInFlight.delete(entry.seq);
-      const before = this.ownReadUpTo;
-      this.ownReadUpTo = Math.max(before, entry.seq);
-      const appliedAlready = this.appliedAtOnce.has(entry.seq);
-      this.forgetAppliedUpTo(entry.seq);
-      return !appliedAlready && entry.seq > before;
+  /**
+   * An entry in this node's name is one it sent (the same event under the same seq), a copy of the last one read
+   * back, or one it cannot check (dropped from `ownInFlight` by its bound); anything else is refused and changes
+   * nothing here. Taken as read back, it would make the own events it claims to be look like copies already applied.
+   */
+  private readOwn(entry: Written): Omit<Acceptance, 'gap'> {
+    const { seq, digest } = entry;
+    if (this.lastOwnRead?.seq === seq && this.lastOwnRead.digest === digest) {
+      // A copy sent again: its resend may have been handed to Redis after the first copy was read.
+      this.ownInFlight.delete(seq);
+      return { apply: false };
     }
-    const before = this.readUpTo.get(entry.origin) ?? 0;
+    const sent = this.ownInFlight.get(seq) === digest;
+    const unchecked = !this.ownInFlight.has(seq) && seq <= this.ownForgottenUpTo && seq > this.ownReadUpTo;
+    if (!sent && this.appliedAtOnce.get(seq) !== digest && !unchecked) return { apply: false, problem: { type: 'not_sent_by_this_node', seq } };
+    this.ownInFlight.delete(seq);
+    this.ownReadUpTo = Math.max(this.ownReadUpTo, seq);
+    this.lastOwnRead = entry;
+    const apply = !this.appliedAtOnce.has(seq);
+    this.forgetAppliedUpTo(seq);
+    return { apply };
+  }
+
+  /**
+   * Another node's entry: new above the last seq read from it, a copy sent again when it repeats the last entry.
+   * Anything else breaks the order its bus writes in; the ledger cannot tell which of the two entries was forged,
+   * so it applies this one too (a change delivered twice, not one lost) and says so.
+   */
+  private readOther(origin: string, entry: Written): Omit<Acceptance, 'gap'> {
+    const last = this.lastRead.get(origin);
     // Deleted and set again, so the map stays in order of last read and its first key is the one to forget.
-    this.readUpTo.delete(entry.origin);
-    this.readUpTo.set(entry.origin, Math.max(before, entry.seq));
-    if (this.readUpTo.size > MAX_ORIGINS_REMEMBERED) this.readUpTo.delete(this.readUpTo.keys().next().value!);
-    return entry.seq > before;
+    this.lastRead.delete(origin);
+    this.lastRead.set(origin, entry);
+    if (this.lastRead.size > MAX_ORIGINS_REMEMBERED) this.lastRead.delete(this.lastRead.keys().next().value!);
+    if (last === undefined || entry.seq > last.seq) return { apply: true };
+    if (entry.seq === last.seq && entry.digest === last.digest) return { apply: false };
+    return { apply: true, problem: { type: 'out_of_sequence', origin, seq: entry.seq, after: last.seq } };
   }
 
   /**
@@ -173,8 +219,8 @@ export class DeliveryLedger {
    * dropped (every node was told that everything changed). Forgotten, or a long outage would keep every one.
    */
   private forgetAppliedUpTo(seq: number): void {
-    // Added in increasing order, so the set iterates in it.
-    for (const applied of this.appliedAtOnce) {
+    // Added in increasing order, so the map iterates in it.
+    for (const applied of this.appliedAtOnce.keys()) {
       if (applied > seq) return;
       this.appliedAtOnce.delete(applied);
     }

@@ -19,3 +19,4 @@ export { createRedisBus, type RedisBus, type RedisBusOptions, type RedisBusHealt
 export { isMcpActorsError, McpActorsError } from '../../machines/errors.ts';
 export { RedisClientMissingError, type RedisClientLike } from './connection.ts';
 export { UnexpectedReplyError } from './stream-protocol.ts';
+export { EventTooLargeError, MAX_EVENT_BYTES, StreamEntryError, type StreamEntryProblem } from './entry-errors.ts';

@@ -6,6 +6,7 @@
  * `timeoutMs`. The bus decides when reads may wait at all (its machine's
  * `read_barrier` tag) and lets them all go when they may not.
  */
+import { compareStreamIds } from './stream-protocol.ts';
 
 /** How a wait ended: the position was reached, the bus let it go (degraded), or the timeout ran out. */
 export type BarrierOutcome = 'reached' | 'released' | 'timed_out';
@@ -14,13 +15,6 @@ interface Waiter {
   /** Unknown until Redis answered with the stream's newest id. */
   target: string | undefined;
   finish(outcome: BarrierOutcome): void;
-}
-
-/** Orders stream ids (`<ms>-<seq>`) as Redis does. */
-export function compareStreamIds(a: string, b: string): number {
-  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
-  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
-  return aMs - bMs || aSeq - bSeq;
 }
 
 export class ReadBarrier {

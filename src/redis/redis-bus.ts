@@ -3,8 +3,11 @@
  * machine (sent at once when live, applied locally and queued otherwise);
  * every node reads the stream in order from the last id it saw and applies
  * each entry once, its own included. A gap it cannot rule out becomes one
- * local `everything_changed`. The machine owns the lifecycle; this file
- * does the I/O it asks for and reports what Redis said.
+ * local `everything_changed`. Anyone with write access to the stream can add
+ * to it: an entry not as a bus writes it is skipped, or applied where it
+ * cannot be told from a genuine one, and reported through `log` with a
+ * StreamEntryError; none stops the read. The machine owns the lifecycle; this
+ * file does the I/O it asks for and reports what Redis said.
  */
 import { randomUUID } from 'node:crypto';
 import { messageOf } from '../../machines/errors.ts';
@@ -18,9 +21,11 @@ import {
 } from '../../machines/redis-bus.machine.ts';
 import type { ChangeBus, ChangeEvent, ChangeHandler } from '../server/bus.ts';
 import { BusConnections, type RedisClientLike } from './connection.ts';
-import { DeliveryLedger } from './delivery-ledger.ts';
+import { DeliveryLedger, type StreamPosition } from './delivery-ledger.ts';
+import { EventTooLargeError, MAX_EVENT_BYTES, StreamEntryError, type StreamEntryProblem } from './entry-errors.ts';
 import { ReadBarrier } from './read-barrier.ts';
 import {
+  encodeChangeEvent,
   headCommand,
   newestCommand,
   parseChangeEvent,
@@ -28,6 +33,7 @@ import {
   parseNewestId,
   parseRead,
   publishCommand,
+  READ_REPLY_TYPES,
   readCommand,
   streamKeys,
   type StreamEntry,
@@ -50,12 +56,17 @@ export interface RedisBusOptions {
   blockMs?: number;
   /** How long `settled()` (a list or read on this node) waits for this node to apply what the stream holds before it answers anyway, logged (default 2,000 ms). */
   settleTimeoutMs?: number;
-  /** Where health changes, resyncs, barrier timeouts and malformed entries are written (default: console.warn). */
-  log?: (message: string) => void;
+  /**
+   * Where health changes, resyncs, barrier timeouts and stream entries the bus did not write are written (default:
+   * console.warn). A line about such an entry comes with its StreamEntryError, which says what is wrong with it.
+   */
+  log?: (message: string, error?: StreamEntryError) => void;
 }
 
 /** The Redis bus: a `ChangeBus` with health, to close when the application ends. */
 export interface RedisBus extends ChangeBus {
+  /** See `ChangeBus.publish`; throws EventTooLargeError for an event over 1 MiB as JSON (a URI that long), which no node would read. */
+  publish(event: ChangeEvent): void;
   /** This bus instance's origin id in the stream. */
   readonly nodeId: string;
   /** The bus's health now; `onHealth` reports each change. */
@@ -71,6 +82,8 @@ export interface RedisBus extends ChangeBus {
 }
 
 const READ_COUNT = 500;
+/** Every XREAD gets bulk strings as bytes: see READ_REPLY_TYPES. */
+const READ_OPTIONS = { typeMapping: READ_REPLY_TYPES };
 
 /** A change bus over one Redis Stream for several server nodes (`createServer({ bus })`). Starts connecting at once; publishing works from the first moment (queued until Redis answers). */
 export async function createRedisBus(options: RedisBusOptions): Promise<RedisBus> {
@@ -84,7 +97,7 @@ class RedisStreamBus implements RedisBus {
   private readonly keys: StreamKeys;
   private readonly maxLen: number;
   private readonly blockMs: number;
-  private readonly log: (message: string) => void;
+  private readonly log: (message: string, error?: StreamEntryError) => void;
   private readonly ledger = new DeliveryLedger(this.nodeId);
   private readonly handlers = new Set<ChangeHandler>();
   private readonly barrier: ReadBarrier;
@@ -120,7 +133,7 @@ class RedisStreamBus implements RedisBus {
     this.actor.on('apply_locally', ({ entries }) => entries.forEach((entry) => this.applyAtOnce(entry)));
     this.actor.on('announce_everything_changed', ({ dropped }) => {
       this.log(`mcp-actors redis bus ${this.nodeId}: ${dropped} event(s) published while Redis was away did not fit the queue; announcing that everything changed`);
-      this.send({ seq: ++this.seq, payload: JSON.stringify({ type: 'everything_changed' }) });
+      this.send({ seq: ++this.seq, payload: encodeChangeEvent({ type: 'everything_changed' }) });
     });
     this.actor.subscribe((snapshot) => this.observe(snapshot));
     this.actor.start();
@@ -138,7 +151,10 @@ class RedisStreamBus implements RedisBus {
   }
 
   publish(event: ChangeEvent): void {
-    this.actor.send({ type: 'publish', entry: { seq: ++this.seq, payload: JSON.stringify(event) } });
+    const payload = encodeChangeEvent(event);
+    const bytes = Buffer.byteLength(payload);
+    if (bytes > MAX_EVENT_BYTES) throw new EventTooLargeError(bytes);
+    this.actor.send({ type: 'publish', entry: { seq: ++this.seq, payload } });
   }
 
   /**
@@ -211,7 +227,7 @@ class RedisStreamBus implements RedisBus {
   }
 
   private applyAtOnce(entry: OutboundEntry): void {
-    if (!this.ledger.applyOwnAtOnce(entry.seq)) return;
+    if (!this.ledger.applyOwnAtOnce(entry.seq, entry.payload)) return;
     const event = parseChangeEvent(entry.payload);
     if (event) this.deliver(event, false);
   }
@@ -233,9 +249,9 @@ class RedisStreamBus implements RedisBus {
       this.ledger.restamp(queued.seq, entry.seq);
     }
     this.highestSent = Math.max(this.highestSent, entry.seq);
-    this.ledger.sending(entry.seq);
+    this.ledger.sending(entry.seq, entry.payload);
     writer
-      .sendCommand(publishCommand(this.keys, this.maxLen, this.nodeId, entry.seq, event))
+      .sendCommand(publishCommand(this.keys, this.maxLen, this.nodeId, entry.seq, entry.payload))
       .catch((cause: unknown) => {
         // The first failure of a live link says why; the others that were in flight with it follow it.
         if (this.actor.getSnapshot().matches('live')) {
@@ -251,18 +267,32 @@ class RedisStreamBus implements RedisBus {
     this.deliver({ type: 'everything_changed' }, true);
   }
 
+  /** A stream entry the bus did not write as a bus does: logged with its typed error, never passed over silently. */
+  private report(entryId: string, problem: StreamEntryProblem): void {
+    const error = new StreamEntryError(entryId, problem);
+    this.log(`mcp-actors redis bus ${this.nodeId}: ${error.message}`, error);
+  }
+
+  /** Compares the stream's head with what this node read; a gap it cannot rule out resyncs. */
+  private reconciled(head: StreamPosition): boolean {
+    if (this.ledger.reconcile(head) !== 'gap') return false;
+    this.resync('the stream was recreated (Redis restarted without persistence, or its keys were deleted) or rewound below what this node read');
+    return true;
+  }
+
   /** Applies read entries in order; returns whether a gap had to be covered, and the handlers' work on them. */
   private consume(entries: StreamEntry[]): { gap: boolean; work: ReadonlyArray<Promise<void>> } {
     let gap = false;
     for (const entry of entries) {
+      const id = entry.ok ? entry.header.id : entry.id;
       const acceptance = entry.ok ? this.ledger.accept(entry.header) : this.ledger.skip(entry.id, entry.ordinal);
       if (acceptance.gap) {
         gap = true;
-        this.resync(`entries before ${entry.ok ? entry.header.id : entry.id} were trimmed or lost`);
+        this.resync(`entries before ${id} were trimmed or lost`);
       }
-      if (!entry.ok) this.log(`mcp-actors redis bus ${this.nodeId}: skipped stream entry ${entry.id}: ${entry.problem}`);
-      else if (acceptance.refused) this.log(`mcp-actors redis bus ${this.nodeId}: skipped stream entry ${entry.header.id}: ${acceptance.refused}`);
-      else if (acceptance.apply) this.deliver(entry.event, entry.header.origin !== this.nodeId);
+      const problem = entry.ok ? acceptance.problem : entry.problem;
+      if (problem) this.report(id, problem);
+      if (entry.ok && acceptance.apply) this.deliver(entry.event, entry.header.origin !== this.nodeId);
     }
     return { gap, work: this.trackRead() };
   }
@@ -277,11 +307,9 @@ class RedisStreamBus implements RedisBus {
     const reader = this.connections!.reader;
     const head = parseHead(await reader.sendCommand(headCommand(this.keys, randomUUID())));
     if (signal.aborted) return superseded;
-    const reconciled = this.ledger.reconcile(head);
-    let gap = reconciled === 'gap';
-    if (gap) this.resync('the stream was recreated (Redis restarted without persistence, or its keys were deleted)');
+    let gap = this.reconciled(head);
     for (;;) {
-      const reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT));
+      const reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT), READ_OPTIONS);
       if (signal.aborted) return superseded;
       const entries = parseRead(reply);
       if (this.consume(entries).gap) gap = true;
@@ -302,9 +330,17 @@ class RedisStreamBus implements RedisBus {
       while (running) {
         let read: { gap: boolean; work: ReadonlyArray<Promise<void>> };
         try {
-          const reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT, this.blockMs));
+          const reply = await reader.sendCommand(readCommand(this.keys, this.ledger.lastId, READ_COUNT, this.blockMs), READ_OPTIONS);
           if (!running) return;
-          read = this.consume(parseRead(reply));
+          const entries = parseRead(reply);
+          if (entries.length > 0) read = this.consume(entries);
+          else {
+            // Nothing new for a whole wait: is the stream still the one this node reads? After an entry whose id lies
+            // in the future, a stream deleted and written again gets ids below this node's, and the read never answers.
+            const head = parseHead(await reader.sendCommand(headCommand(this.keys, randomUUID())));
+            if (!running) return;
+            read = { gap: this.reconciled(head), work: this.trackRead() };
+          }
         } catch (cause) {
           // An error reply (or one it cannot parse) with the connection up: the machine retries; a dropped link
           // is reported by the connection itself.

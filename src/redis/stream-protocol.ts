@@ -10,6 +10,7 @@
 import { McpActorsError } from '../protocol/errors.ts';
 import type { ChangeEvent } from '../server/bus.ts';
 import type { EntryHeader, StreamPosition } from './delivery-ledger.ts';
+import { MAX_EVENT_BYTES, type StreamEntryProblem } from './entry-errors.ts';
 
 /** The keys of one stream. */
 export interface StreamKeys {
@@ -34,8 +35,14 @@ local id = '0-0'
 if last[1] then id = last[1][1] end
 return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2]) or '0', id}`;
 
-export function publishCommand(keys: StreamKeys, maxLen: number, origin: string, seq: number, event: ChangeEvent): string[] {
-  return ['EVAL', PUBLISH_SCRIPT, '2', keys.events, keys.ordinal, String(maxLen), origin, String(seq), JSON.stringify(event)];
+/** `event` as written to the stream: its type, and its URI for `resource_updated`, nothing else. */
+export function encodeChangeEvent(event: ChangeEvent): string {
+  return JSON.stringify(event.type === 'resource_updated' ? { type: event.type, uri: event.uri } : { type: event.type });
+}
+
+/** `event` is `encodeChangeEvent`'s text. */
+export function publishCommand(keys: StreamKeys, maxLen: number, origin: string, seq: number, event: string): string[] {
+  return ['EVAL', PUBLISH_SCRIPT, '2', keys.events, keys.ordinal, String(maxLen), origin, String(seq), event];
 }
 
 export function headCommand(keys: StreamKeys, epochCandidate: string): string[] {
@@ -45,6 +52,19 @@ export function headCommand(keys: StreamKeys, epochCandidate: string): string[] 
 /** The stream's newest entry only: its id is where the read barrier waits to. */
 export function newestCommand(keys: StreamKeys): string[] {
   return ['XREVRANGE', keys.events, '+', '-', 'COUNT', '1'];
+}
+
+/** Orders stream ids (`<ms>-<seq>`, each part up to 2^64 - 1, beyond a number's precision) as Redis does. */
+export function compareStreamIds(a: string, b: string): number {
+  const [aMs, aSeq] = idParts(a);
+  const [bMs, bSeq] = idParts(b);
+  if (aMs !== bMs) return aMs < bMs ? -1 : 1;
+  return aSeq === bSeq ? 0 : aSeq < bSeq ? -1 : 1;
+}
+
+function idParts(id: string): [bigint, bigint] {
+  const [ms = '0', seq = '0'] = id.split('-');
+  return [BigInt(ms), BigInt(seq)];
 }
 
 /** The id of the newest entry (undefined for an empty or missing stream). */
@@ -66,6 +86,14 @@ function textOf(value: unknown): string | undefined {
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
   return undefined;
 }
+
+/**
+ * The reply types an XREAD is sent with (node-redis's `typeMapping`; `RESP_TYPES.BLOB_STRING` is 36, `$`): bulk
+ * strings as bytes, so an entry's size is known before any of it is decoded. A field value Redis accepts (512 MB)
+ * can be longer than a JavaScript string may be, and a client that decoded it would fail inside its reply parser,
+ * leaving the read unanswered for good.
+ */
+export const READ_REPLY_TYPES = { 36: Buffer } as const;
 
 export function readCommand(keys: StreamKeys, after: string, count: number, blockMs?: number): string[] {
   const block = blockMs === undefined ? [] : ['BLOCK', String(blockMs)];
@@ -90,7 +118,7 @@ export function parseHead(reply: unknown): StreamPosition {
 /** An entry as read: its header and event, or why it cannot be used (still counted for continuity). */
 export type StreamEntry =
   | { ok: true; header: EntryHeader; event: ChangeEvent }
-  | { ok: false; id: string; ordinal: number | undefined; problem: string };
+  | { ok: false; id: string; ordinal: number | undefined; problem: StreamEntryProblem };
 
 /** The entries of an XREAD reply for one stream (none when it timed out). */
 export function parseRead(reply: unknown): StreamEntry[] {
@@ -102,20 +130,47 @@ export function parseRead(reply: unknown): StreamEntry[] {
   return (first[1] as unknown[]).map(parseEntry);
 }
 
+/** The longest origin read: node ids are UUIDs, and a reader keeps thousands of origins. */
+const MAX_ORIGIN_LENGTH = 64;
+/** The longest ordinal or seq read (`integer` takes up to 15 digits). */
+const MAX_NUMBER_LENGTH = 15;
+
 function parseEntry(raw: unknown): StreamEntry {
   const pair = Array.isArray(raw) ? (raw as unknown[]) : [];
   const id = textOf(pair[0]);
   const list = pair[1];
   if (id === undefined || !Array.isArray(list)) throw new UnexpectedReplyError('XREAD');
-  const fields = new Map<string, string>();
-  for (let i = 0; i + 1 < list.length; i += 2) fields.set(textOf(list[i]) ?? String(list[i]), textOf(list[i + 1]) ?? String(list[i + 1]));
-  const ordinal = integer(fields.get('n'));
-  const seq = integer(fields.get('s'));
-  const origin = fields.get('o');
-  if (ordinal === undefined || seq === undefined || !origin) return { ok: false, id, ordinal, problem: 'missing n, o or s' };
-  const event = parseChangeEvent(fields.get('e'));
-  if (!event) return { ok: false, id, ordinal, problem: 'not a change event' };
-  return { ok: true, header: { id, ordinal, origin, seq }, event };
+  // The fields a bus writes, undecoded: a name of one byte is one of them; any other is passed over unread.
+  const fields = new Map<string, unknown>();
+  for (let i = 0; i + 1 < list.length; i += 2) {
+    const name = sizeOf(list[i]) === 1 ? textOf(list[i]) : undefined;
+    if (name !== undefined) fields.set(name, list[i + 1]);
+  }
+  const ordinal = integer(boundedText(fields.get('n'), MAX_NUMBER_LENGTH));
+  const seq = integer(boundedText(fields.get('s'), MAX_NUMBER_LENGTH));
+  const origin = boundedText(fields.get('o'), MAX_ORIGIN_LENGTH);
+  const malformed = (detail: Extract<StreamEntryProblem, { type: 'malformed' }>['detail']): StreamEntry => ({
+    ok: false,
+    id,
+    ordinal,
+    problem: { type: 'malformed', detail },
+  });
+  if (ordinal === undefined || seq === undefined || !origin) return malformed('bad_header');
+  if (sizeOf(fields.get('e')) > MAX_EVENT_BYTES) return malformed('too_large');
+  const text = textOf(fields.get('e'));
+  const event = parseChangeEvent(text);
+  if (!event || text === undefined) return malformed('not_a_change_event');
+  return { ok: true, header: { id, ordinal, origin, seq, event: text }, event };
+}
+
+/** A bulk string's length in bytes (in UTF-16 units for one a client decoded already); 0 for anything else. */
+function sizeOf(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  return value instanceof Uint8Array ? value.byteLength : 0;
+}
+
+function boundedText(value: unknown, maxLength: number): string | undefined {
+  return sizeOf(value) <= maxLength ? textOf(value) : undefined;
 }
 
 function integer(text: string | undefined): number | undefined {

@@ -1,92 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ChangeDelivery, ChangeEvent } from '../../src/server/bus.ts';
+import { describe, expect, it } from 'vitest';
+import type { ChangeEvent } from '../../src/server/bus.ts';
 import { createClient, RESP_TYPES } from 'redis';
-import { createRedisBus, type RedisBus, type RedisBusHealth, type RedisClientLike } from '../../src/redis/index.ts';
-import { publishCommand, streamKeys } from '../../src/redis/stream-protocol.ts';
+import { createRedisBus, type RedisBus, type RedisClientLike } from '../../src/redis/index.ts';
+import { busTestbed, nextHealth, updated, waitForHealth } from './bus-testbed.ts';
 import { cuttableLink } from './cuttable-link.ts';
-import { startRedis, type RedisProcess } from './redis-server.ts';
 
-interface Received {
-  event: ChangeEvent;
-  remote: boolean;
-  /** How many events the test had published when this one arrived. */
-  at: number;
-}
-
-/** The test's timeline: events published so far, across every node. */
-const published: ChangeEvent[] = [];
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  published.length = 0;
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function redis(): Promise<RedisProcess> {
-  const server = await startRedis();
-  cleanups.push(() => server.stop());
-  return server;
-}
-
-function waitForHealth(bus: RedisBus, wanted: RedisBusHealth): Promise<void> {
-  if (bus.health === wanted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const stop = bus.onHealth((health) => {
-      if (health !== wanted) return;
-      stop();
-      resolve();
-    });
-  });
-}
-
-async function node(url: string | RedisClientLike, options: { maxLen?: number; maxQueued?: number; settleTimeoutMs?: number; logs?: string[] } = {}) {
-  const received: Received[] = [];
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
-  const bus = await createRedisBus({ redis: url, blockMs: 1000, log: (line) => options.logs?.push(line), ...options });
-  cleanups.push(() => bus.close());
-  bus.subscribe((event: ChangeEvent, delivery?: ChangeDelivery) => {
-    received.push({ event, remote: delivery?.remote ?? false, at: published.length });
-    for (const waiter of waiters.filter((candidate) => received.length >= candidate.count)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  });
-  const receivedCount = (count: number) =>
-    received.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }));
-  const publish = (event: ChangeEvent) => {
-    published.push(event);
-    bus.publish(event);
-  };
-  /** Resolves once an event matching `test` arrives (already or later). */
-  const receivedWhere = (test: (item: Received) => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!received.some(test)) return false;
-        resolve();
-        return true;
-      };
-      if (check()) return;
-      const stop = bus.subscribe(() => queueMicrotask(() => check() && stop()));
-    });
-  return { bus, received, receivedCount, publish, receivedWhere };
-}
-
-/** Every published event reached the node, or an everything_changed that arrived after it was published covers it. */
-function uncovered(received: Received[]): ChangeEvent[] {
-  const got = new Set(received.map(({ event }) => JSON.stringify(event)));
-  const lastResync = Math.max(-1, ...received.filter(({ event }) => event.type === 'everything_changed').map(({ at }) => at));
-  return published.filter((event, index) => !got.has(JSON.stringify(event)) && index >= lastResync);
-}
-
-/** Each distinct event at most once: resent copies and own events applied early are not applied twice. */
-function duplicates(received: Received[]): string[] {
-  const seen = new Set<string>();
-  return received
-    .map(({ event }) => JSON.stringify(event))
-    .filter((key) => key !== '{"type":"everything_changed"}' && (seen.has(key) || !seen.add(key)));
-}
-
-const updated = (uri: string): ChangeEvent => ({ type: 'resource_updated', uri });
+const { cleanups, redis, node, uncovered, duplicates } = busTestbed();
 
 describe('Redis bus', () => {
   it('every node applies every event once, its own included, in one order', async () => {
@@ -279,16 +198,6 @@ describe('Redis bus read barrier (settled)', () => {
   });
 });
 
-/** A promise for the next time `bus` reaches `wanted`, made before the action that leads there. */
-const nextHealth = (bus: RedisBus, wanted: RedisBusHealth) =>
-  new Promise<void>((resolve) => {
-    const stop = bus.onHealth((health) => {
-      if (health !== wanted) return;
-      stop();
-      resolve();
-    });
-  });
-
 describe('Redis bus faults with the link up', () => {
   it('a publish Redis refuses (OOM) is applied at once, resent once the node is live again, and reaches every node', async () => {
     const server = await redis();
@@ -352,34 +261,6 @@ describe('Redis bus faults with the link up', () => {
     expect(b.received.map(({ event }) => event)).toEqual([updated('test://one'), updated('test://two')]);
     expect(b.bus.health).toBe('connected');
     expect(logs.filter((line) => /a change handler threw on resource_updated: a handler bug/.test(line))).toHaveLength(2);
-  });
-
-  it('an entry another process wrote without an ordinal is skipped, logged, and costs no resync', async () => {
-    const server = await redis();
-    const logs: string[] = [];
-    const [a, b] = await Promise.all([node(server.url), node(server.url, { logs })]);
-    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
-    await server.command(['XADD', '{mcp-actors}:events', '*', 'note', 'not from a bus']);
-    a.publish(updated('test://after-foreign'));
-    await b.receivedCount(1);
-    expect(b.received.map(({ event }) => event)).toEqual([updated('test://after-foreign')]);
-    expect(b.bus.health).toBe('connected');
-    expect(logs.some((line) => /skipped stream entry .*missing n, o or s/.test(line))).toBe(true);
-  });
-
-  it('an entry another process wrote in a node\'s name, with a seq it never sent, is skipped and logged; the node is not muted', async () => {
-    const server = await redis();
-    const logs: string[] = [];
-    const [a, b] = await Promise.all([node(server.url), node(server.url, { logs })]);
-    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
-    // Written as the publish script writes, so it has its ordinal: no gap, nothing malformed, only the wrong author.
-    await server.command(publishCommand(streamKeys('mcp-actors'), 1_000, b.bus.nodeId, 999_999_999_999_999, updated('test://forged')));
-    b.publish(updated('test://own-after'));
-    a.publish(updated('test://other-after'));
-    await b.receivedCount(2);
-    expect(b.received.map(({ event }) => event)).toEqual(expect.arrayContaining([updated('test://own-after'), updated('test://other-after')]));
-    expect(b.received.map(({ event }) => event)).not.toContainEqual(updated('test://forged'));
-    expect(logs.some((line) => /skipped stream entry .*never sent/.test(line))).toBe(true);
   });
 });
 
@@ -457,9 +338,10 @@ function catchUpReadHeld(client: RedisClientLike) {
     });
   const duplicate = client.duplicate();
   const reader = forward(duplicate, {
-    sendCommand(args: ReadonlyArray<string>) {
-      if (held !== undefined || args[0] !== 'XREAD' || args.includes('BLOCK')) return duplicate.sendCommand(args);
-      held = released.then(() => duplicate.sendCommand(args));
+    sendCommand(...command: Parameters<RedisClientLike['sendCommand']>) {
+      const [args] = command;
+      if (held !== undefined || args[0] !== 'XREAD' || args.includes('BLOCK')) return duplicate.sendCommand(...command);
+      held = released.then(() => duplicate.sendCommand(...command));
       return held;
     },
   });
