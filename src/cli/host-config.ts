@@ -4,11 +4,13 @@
  * aside): stdio entries with `command`, `args`, `env`, `cwd`; HTTP entries
  * with `url` and `headers`. `${VAR}` and `${VAR:-default}` in any string are
  * expanded from the environment as those hosts do; a variable that is unset
- * and has no default is an error naming it, not an empty string.
+ * and has no default is an error naming it, not an empty string. Entries
+ * marked `"disabled": true` are left out unless named with --server.
  */
 import { readFileSync } from 'node:fs';
 import { McpActorsError } from '../protocol/errors.ts';
 import type { ServerTarget } from './args.ts';
+import { describeCause } from './error-report.ts';
 
 /** The config file cannot be read, is not JSON, or an entry is not a server a host could start. */
 export class ConfigError extends McpActorsError {
@@ -32,11 +34,13 @@ export function readHostConfig(file: string, only: readonly string[], env: NodeJ
   try {
     text = readFileSync(file, 'utf8');
   } catch (cause) {
-    throw new ConfigError(`cannot read config ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause });
+    // `ENOENT missing.json`, the way every failure names its system error, so the one-line report does not repeat it.
+    throw new ConfigError(`cannot read config ${file}: ${describeCause(cause)}`, { cause });
   }
   let parsed: Json;
   try {
-    parsed = JSON.parse(text) as Json;
+    // Editors on Windows (Notepad, PowerShell's Out-File) start the file with a byte order mark, which JSON.parse refuses.
+    parsed = JSON.parse(text.replace(/^\uFEFF/, '')) as Json;
   } catch (cause) {
     throw new ConfigError(`config ${file} is not JSON: ${(cause as Error).message}`, { cause });
   }
@@ -45,8 +49,9 @@ export function readHostConfig(file: string, only: readonly string[], env: NodeJ
   const names = Object.keys(servers);
   const unknown = only.filter((name) => !names.includes(name));
   if (unknown.length > 0) throw new ConfigError(`config ${file} has no server ${unknown.map((name) => `"${name}"`).join(', ')} (it has: ${names.join(', ') || 'none'})`);
-  const chosen = only.length > 0 ? names.filter((name) => only.includes(name)) : names;
-  if (chosen.length === 0) throw new ConfigError(`config ${file} lists no servers`);
+  // A server the host has switched off is not watched unless asked for by name (then it is an error, below).
+  const chosen = only.length > 0 ? names.filter((name) => only.includes(name)) : names.filter((name) => !isDisabled(servers[name]));
+  if (chosen.length === 0) throw new ConfigError(`config ${file} lists no servers${names.length > 0 ? ' that are not disabled' : ''}`);
   return chosen.map((name) => ({ name, target: targetOf(name, expand(servers[name]!, env, `${file}: server "${name}"`)) }));
 }
 
@@ -85,6 +90,8 @@ function stringMap(value: Json | undefined, where: string): Record<string, strin
   if (!isObject(value) || !Object.values(value).every((item) => typeof item === 'string')) throw new ConfigError(`${where} must map names to strings`);
   return value as Record<string, string>;
 }
+
+const isDisabled = (entry: Json | undefined): boolean => isObject(entry) && entry.disabled === true;
 
 function isObject(value: Json | undefined): value is { [key: string]: Json } {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

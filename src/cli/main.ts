@@ -10,7 +10,7 @@ import { parseCommandLine, USAGE, UsageError } from './args.ts';
 import { wantsColour } from './colour-choice.ts';
 import { describeCause, serializeError } from './error-report.ts';
 import { packageVersion } from './package-version.ts';
-import { printable } from './printable.ts';
+import { printable, printableJson } from './printable.ts';
 import { readHostConfig } from './host-config.ts';
 import type { Renderer } from './timeline.ts';
 import type { Watch } from './watch.ts';
@@ -41,25 +41,28 @@ async function main(argv: string[]): Promise<void> {
     return exit(0);
   }
   jsonOutput = command.json;
-  // A reader that went away (`| head`) is not an error worth a stack trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
-  });
-  const { target } = command;
-  // The config is read before anything starts, so a mistake in it is one line and nothing to clean up.
-  const servers = target.type === 'config' ? readHostConfig(target.file, target.servers, process.env) : undefined;
-  if (servers && servers.length > 1 && command.inspect) throw new UsageError('--inspect watches one server; pick it with --server NAME');
-
   let watch: Watch | undefined;
   let interrupted = false;
   const interrupt = () => {
-    // Before the watch started nothing is open but a child that exits on its closed stdin; a second Ctrl-C does not wait.
+    // Before the watch starts nothing is open; a second Ctrl-C does not wait for the first one's close.
     if (!watch || interrupted) return exit(0);
     interrupted = true;
     watch.stop().catch((error: unknown) => process.stderr.write(`mcp-actors: while closing: ${oneLine(messageOf(error))}\n`));
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
+  // A reader that went away (`| head -1`) ends the watch as Ctrl-C does: what it started is stopped (exiting at once
+  // would leave behind a server that outlives its stdin), the lines still to come go nowhere, and no stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') return;
+    if (!watch) return exit(0);
+    if (!interrupted) interrupt();
+  });
+
+  const { target } = command;
+  // The config is read before anything starts, so a mistake in it is one line and nothing to clean up.
+  const servers = target.type === 'config' ? readHostConfig(target.file, target.servers, process.env) : undefined;
+  if (servers && servers.length > 1 && command.inspect) throw new UsageError('--inspect watches one server; pick it with --server NAME');
 
   // Loaded only for a watch that starts: --help, --version and a bad command line or config do not pay for the
   // client, its machines and the renderers.
@@ -74,17 +77,18 @@ async function main(argv: string[]): Promise<void> {
   const renderer = (serverName?: string): Renderer =>
     command.json ? jsonRenderer(write, undefined, serverName) : humanRenderer(write, { colour, ...(serverName !== undefined ? { serverName } : {}) });
 
+  // The handle exists before anything connects: a Ctrl-C during the connect stops what it started (a stdio server).
   watch =
     target.type !== 'config'
-      ? await startWatch(command, target, renderer())
+      ? startWatch(command, target, renderer())
       : servers!.length === 1
-        ? await startWatch(command, servers![0]!.target, renderer(servers![0]!.name))
-        : await startWatchSet(command, servers!, renderer, (name, error) => process.stderr.write(`mcp-actors: [${name}] ${oneLine(describeFailure(error))}\n`));
+        ? startWatch(command, servers![0]!.target, renderer(servers![0]!.name))
+        : startWatchSet(command, servers!, renderer, (name, error) => process.stderr.write(`mcp-actors: [${oneLine(name)}] ${oneLine(describeFailure(error))}\n`));
   exit(await watch.done);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (jsonOutput) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), type: 'error', error: serializeError(error) })}\n`);
+  if (jsonOutput) process.stdout.write(`${printableJson(JSON.stringify({ time: new Date().toISOString(), type: 'error', error: serializeError(error) }))}\n`);
   if (error instanceof UsageError) fail(`${error.message} (see mcp-actors --help)`, EXIT_USAGE);
   else fail(describeFailure(error), EXIT_FAILURE);
 });

@@ -68,6 +68,7 @@ export type TimelineEvent =
    * that picked up again after an earlier stream (a reconnect, a completed stream), so the lists were refetched.
    */
   | { type: 'cache'; state: CacheState; previous: CacheState; resumed: boolean; detail?: string }
+  /** The connection's closed reason; `interrupted`: stopped (Ctrl-C, SIGTERM) before the first connection was up. */
   | { type: 'closed'; reason: ConnectionClosedReason['type'] | 'interrupted'; detail?: string; error?: SerializedError }
   /** The first reads are done and nothing else is pending: what to expect next. */
   | { type: 'idle'; hint: string }

@@ -18,38 +18,40 @@ export class WatchSetError extends McpActorsError {
   readonly code = 'watch_set';
 }
 
-/** Starts a watch of every server; `renderFor` gives each its named renderer, `reportFailure` the one-line stderr report. */
-export async function startWatchSet(
+/**
+ * Starts a watch of every server; `renderFor` gives each its named renderer, `reportFailure` the one-line stderr report.
+ * Like one watch, the handle comes back at once, so a Ctrl-C while the servers connect stops them all.
+ */
+export function startWatchSet(
   command: WatchCommand,
   servers: readonly NamedTarget[],
   renderFor: (name: string) => Renderer,
   reportFailure: (name: string, error: unknown) => void,
-): Promise<Watch> {
-  let failedToStart = false;
-  const started = await Promise.all(
-    servers.map(async ({ name, target }) => {
-      const render = renderFor(name);
-      try {
-        return await startWatch(command, target, render);
-      } catch (error) {
-        failedToStart = true;
+): Watch {
+  let stopped = false;
+  const watches = servers.map(({ name, target }) => {
+    const render = renderFor(name);
+    const watch = startWatch(command, target, render);
+    // A server that cannot be watched is reported under its name; the others go on.
+    const outcome = watch.done.then(
+      (code) => ({ started: true, code }),
+      (error: unknown) => {
         render({ type: 'error', error: serializeError(error) });
         reportFailure(name, error);
-        return undefined;
-      }
-    }),
-  );
-  const watches = started.filter((watch): watch is Watch => watch !== undefined);
-  if (watches.length === 0) throw new WatchSetError(`none of the ${servers.length} server(s) of the config could be watched`);
-  let stopped = false;
-  const done = Promise.all(watches.map((watch) => watch.done)).then((codes) =>
-    !stopped && (failedToStart || codes.some((code) => code !== 0)) ? 1 : 0,
-  );
+        return { started: false, code: 1 };
+      },
+    );
+    return { watch, outcome };
+  });
+  const done = Promise.all(watches.map(({ outcome }) => outcome)).then((outcomes) => {
+    if (!stopped && outcomes.every(({ started }) => !started)) throw new WatchSetError(`none of the ${servers.length} server(s) of the config could be watched`);
+    return !stopped && outcomes.some(({ code }) => code !== 0) ? 1 : 0;
+  });
   return {
     done,
     async stop() {
       stopped = true;
-      await Promise.all(watches.map((watch) => watch.stop()));
+      await Promise.all(watches.map(({ watch }) => watch.stop()));
     },
   };
 }

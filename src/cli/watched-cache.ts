@@ -27,8 +27,10 @@ export class WatchedCache {
     this.#feed.connectionClosed();
   }
 
+  /** Stops reporting, then closes the cache, which fails the reads still waiting at once (not at their timeout). */
   async close(): Promise<void> {
-    await this.#feed.stop();
+    const readsSettled = this.#feed.stop();
     await this.#cache.close();
+    await readsSettled;
   }
 }

@@ -83,6 +83,40 @@ describe('humanRenderer', () => {
   });
 });
 
+describe('humanRenderer, hostile sizes and config names', () => {
+  it('a megabyte name, URI or message is clipped to one readable line (the JSON keeps it whole)', () => {
+    const huge = 'A'.repeat(1024 * 1024);
+    const events: TimelineEvent[] = [
+      { type: 'list', list: 'tools', items: [huge, 'plain'] },
+      { type: 'list_diff', list: 'resources', added: [`file:///${huge}`], removed: [], changed: [], count: 1 },
+      { type: 'reconnected', era: 'legacy', protocolVersion: huge, server: { name: huge, version: huge }, generation: 2 },
+      { type: 'refetch_failed', key: 'tools', error: huge },
+    ];
+    for (const event of events) {
+      const text = render(event, false);
+      expect(text.length).toBeLessThan(1_000);
+      expect(text).toMatch(/A…/);
+    }
+    expect(render(events[0]!, false)).toMatch(/A…, plain\n$/);
+    let json = '';
+    jsonRenderer((line) => (json += line), at)(events[0]!);
+    expect((JSON.parse(json) as { items: string[] }).items[0]).toBe(huge);
+  });
+
+  it('clipping never leaves half of a character', () => {
+    const text = render({ type: 'lost', cause: '\u{1F600}'.repeat(500) }, false);
+    expect(text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+    expect(text).toContain('\u{1F600}…');
+  });
+
+  it('the name a config file gives a server is shown escaped in the prefix of its lines', () => {
+    let out = '';
+    const name = '\x1b]0;pwned\x07\x1b[2J';
+    humanRenderer((text) => (out += text), { colour: true, now: at, serverName: name })({ type: 'lost', cause: 'gone' });
+    expect(out.replace(/\x1b\[\d+m/g, '')).toBe('12:34:56.789  [\\u{1b}]0;pwned\\u{7}\\u{1b}[2J] ✗ connection lost gone\n');
+  });
+});
+
 describe('jsonRenderer', () => {
   it('writes one JSON object per line with the time first', () => {
     let out = '';

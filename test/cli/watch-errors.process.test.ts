@@ -1,7 +1,8 @@
 /**
  * What `watch` does when it cannot watch: a bad URL, an unreachable URL, a
- * command that does not start, a command that exits at once, and a server
- * that speaks neither era. Each is one line on stderr and a non-zero exit.
+ * command that does not start, a command that exits at once, a config file
+ * that cannot be read, and a server that speaks neither era. Each is one
+ * line on stderr and a non-zero exit.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, killAllCliRuns, watchCli } from './cli-process.ts';
@@ -58,6 +59,12 @@ describe('watch errors', () => {
     const { code, line } = await failure(['--json', '--', process.execPath, '-e', 'process.exit(3)']);
     expect(code).toBe(1);
     expect(line).toMatch(/^mcp-actors: cannot watch .*: /);
+  });
+
+  it('a config file that cannot be read is one line naming the file and the system error once', async () => {
+    const { code, line } = await failure(['--config', '/nonexistent/mcp.json']);
+    expect(code).toBe(1);
+    expect(line).toBe('mcp-actors: cannot read config /nonexistent/mcp.json: ENOENT /nonexistent/mcp.json');
   });
 
   it('a server that speaks neither era exits 1', async () => {
