@@ -35,9 +35,9 @@ export interface CacheRead<T> {
   /**
    * What makes it current: `stream`, a live stream (or listener) covers it, so a change would have
    * invalidated it; `ttl`, no stream covers it but the server's `ttlMs` hint has not run out (after
-   * `degraded`, at most this); `none`, stale: no notification would invalidate it, so every `wait` read
-   * refetches it first (a result with no ttl still answers `none`), and a `stale` read answers at once and refetches
-   * it in the background.
+   * `degraded`, at most this); `none`, stale: invalid, or nothing says it is fresh (no live stream covers it and
+   * its `ttlMs` has run out or was never given). A `wait` read refetches it first; a `stale` read answers at once
+   * and refetches it in the background.
    */
   backedBy: 'stream' | 'ttl' | 'none';
   /** When the value was fetched (ms since epoch). */
