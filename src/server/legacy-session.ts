@@ -13,7 +13,8 @@ import type { ConcreteChange } from './bus.ts';
 import { ClientRequests } from './client-requests.ts';
 import { LimitExceededError } from './errors.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
-import { Lane, type Outbox } from './outbox.ts';
+import { Lane } from './lane.ts';
+import type { Outbox } from './outbox.ts';
 import type { LogLevel } from '../protocol/log-level.ts';
 
 export type { SessionEndReason };

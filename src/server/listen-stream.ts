@@ -25,7 +25,8 @@ import type { RequestId } from '../protocol/jsonrpc.ts';
 import { MetaKey } from '../protocol/versions.ts';
 import { LIST_CHANGED_METHOD, type Audience } from './audience-index.ts';
 import type { ConcreteChange } from './bus.ts';
-import { Lane, type LaneOwner, type Outbox } from './outbox.ts';
+import { Lane, type LaneOwner } from './lane.ts';
+import type { Outbox } from './outbox.ts';
 
 export type { StreamEndReason };
 

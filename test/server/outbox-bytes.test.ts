@@ -5,7 +5,8 @@
  * that does not drain; a sink that takes every write for one that reads.
  */
 import { expect, it } from 'vitest';
-import { Lane, Outbox, type FrameSink, type QueueOverflow } from '../../src/server/outbox.ts';
+import { Lane } from '../../src/server/lane.ts';
+import { Outbox, type FrameSink, type QueueOverflow } from '../../src/server/outbox.ts';
 
 const BOUND = 1_000;
 /** A notification of `bytes` bytes (ASCII) in all. */
