@@ -8,6 +8,7 @@ import { SlowConsumerError } from './errors.ts';
 import type { HttpResponse } from './http-exchange.ts';
 import { errorFrame } from './outcome.ts';
 import { Outbox, type QueueBound, type QueueOverflow } from './outbox.ts';
+import { settledWithin } from './settled-within.ts';
 import type { ReplyChannel } from './request-context.ts';
 
 /**
@@ -70,7 +71,7 @@ export interface HttpReplyOptions {
    * Bounds what waits unread (`maxQueuedBytes`): past it the request is answered with SlowConsumerError, the stream
    * ends and `abort` stops the handler.
    */
-  overflow?: { maxBytes: number; requestId: RequestId; abort: (error: SlowConsumerError) => void };
+  overflow?: { maxBytes: number; finishTimeoutMs: number; requestId: RequestId; abort: (error: SlowConsumerError) => void };
 }
 
 /**
@@ -128,14 +129,17 @@ export class HttpReply implements ReplyChannel {
     return this.outbox;
   }
 
-  /** The client let too much wait: what waited gives way to the error, the stream ends once it is written. */
+  /**
+   * The client let too much wait: what waited gives way to the error, the stream ends once it is written. A client
+   * that still reads nothing gets `finishTimeoutMs`, then its connection is cut, so it cannot hold the socket.
+   */
   private overflowed(overflow: QueueOverflow): void {
     const outbox = this.outbox!;
-    const { requestId, abort } = this.options.overflow!;
+    const { requestId, abort, finishTimeoutMs } = this.options.overflow!;
     const error = new SlowConsumerError(overflow.maxQueuedBytes);
     outbox.close(errorFrame(requestId, error));
     abort(error);
-    void outbox.flushed().then(() => this.res.end());
+    void settledWithin(outbox.flushed(), finishTimeoutMs).then((flushed) => (flushed ? this.res.end() : this.res.destroy()));
   }
 }
 

@@ -123,7 +123,7 @@ async function answer(core: ServerCore, res: HttpResponse, request: JsonRpcReque
   const reply = new HttpReply(res, {
     highWater: core.limits.outboxHighWater,
     keepAliveMs,
-    overflow: { maxBytes: core.limits.maxQueuedBytes, requestId: request.id, abort: (error) => controller.abort(error) },
+    overflow: { maxBytes: core.limits.maxQueuedBytes, finishTimeoutMs: core.limits.finishTimeoutMs, requestId: request.id, abort: (error) => controller.abort(error) },
   });
   const outcome = await routeModern(core, request, reply, controller.signal);
   if (controller.signal.aborted) return;

@@ -21,6 +21,7 @@ import { keepAlive, openSse, sendJson, ssePrimingFrame, sseRetryFrame, unrefTime
 import { errorFrame } from './outcome.ts';
 import { Outbox, type QueueOverflow } from './outbox.ts';
 import { ReplayBuffer, type ReplayBounds } from './replay-buffer.ts';
+import { settledWithin } from './settled-within.ts';
 import type { ReplyChannel } from './request-context.ts';
 
 /** What a POST response stream needs from its session. */
@@ -33,6 +34,8 @@ export interface PostStreamOptions {
   highWater: number;
   /** Bytes that may wait unread (`maxQueuedBytes`). */
   maxQueuedBytes: number;
+  /** How long a client that reads nothing has, once the stream gave up on it, before its connection is cut (parking the stream). */
+  finishTimeoutMs: number;
   /** The stream gave up on its client (SlowConsumerError is its answer): its handler should stop. */
   onShed: (error: SlowConsumerError) => void;
   retryMs: number;
@@ -113,7 +116,12 @@ export class PostStream implements ReplyChannel {
     this.#shed = true;
     outbox.close(errorFrame(this.options.requestId, error));
     this.options.onShed(error);
-    void outbox.flushed().then(() => this.endTarget());
+    void settledWithin(outbox.flushed(), this.options.finishTimeoutMs).then((flushed) => {
+      if (flushed) return this.endTarget();
+      // Still not reading: the connection is cut, which parks the stream; a resume gets the error and the end.
+      if (this.attached) this.target.destroy();
+      void outbox.flushed().then(() => this.endTarget());
+    });
   }
 
   /**

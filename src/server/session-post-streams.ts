@@ -53,6 +53,7 @@ export class SessionPostStreams {
       bounds: replayBoundsOf(this.limits),
       highWater: this.limits.outboxHighWater,
       maxQueuedBytes: this.limits.maxQueuedBytes,
+      finishTimeoutMs: this.limits.finishTimeoutMs,
       onShed: (error) => controller.abort(error),
       retryMs: this.limits.sseRetryMs,
       headers: { 'mcp-session-id': this.sessionId },

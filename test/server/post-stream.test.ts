@@ -81,6 +81,7 @@ const options = {
   bounds: { maxEvents: 16, maxBytes: 65_536, maxAgeMs: 60_000 },
   highWater: 8,
   maxQueuedBytes: 8 * 1024 * 1024,
+  finishTimeoutMs: 5_000,
   onShed: () => {},
   retryMs: 25,
   headers: { 'mcp-session-id': 's' },

@@ -10,6 +10,8 @@
  * clients cannot stop reading on cue).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { afterEach, expect, it, vi } from 'vitest';
 import { SlowConsumerError } from '../../src/server/errors.ts';
@@ -17,6 +19,7 @@ import { DEFAULT_LIMITS } from '../../src/server/limits.ts';
 import type { McpServer } from '../../src/server/index.ts';
 import { MetaKey } from '../../src/protocol/versions.ts';
 import { textResult } from '../fixtures/conformance/diagnostic-tools.ts';
+import type { FixtureOptions } from '../fixtures/own-server-setup.ts';
 import { perTestPeers } from './per-test-peers.ts';
 import { modernPost, RawLegacySession } from './raw-http-peer.ts';
 import { modernMeta, type Message } from './raw-stdio-peer.ts';
@@ -32,7 +35,11 @@ const SLOW_CONSUMER = {
 
 const make = perTestPeers();
 let client: ChildProcessByStdio<Writable, Readable, null> | undefined;
-afterEach(() => {
+let app: Server | undefined;
+afterEach(async () => {
+  app?.closeAllConnections();
+  if (app) await new Promise((resolve) => app!.close(resolve));
+  app = undefined;
   client?.kill('SIGKILL');
   client = undefined;
   vi.restoreAllMocks();
@@ -43,8 +50,8 @@ afterEach(() => {
  * room (as a handler relaying a source it does not control). `finished` resolves with its signal's abort reason
  * once it stopped (undefined: it sent them all).
  */
-function floodingServer(): { server: McpServer; finished: Promise<unknown> } {
-  const server = make.server();
+function floodingServer(options: FixtureOptions = {}): { server: McpServer; finished: Promise<unknown> } {
+  const server = make.server(options);
   let finish!: (reason: unknown) => void;
   const finished = new Promise<unknown>((resolve) => (finish = resolve));
   server.defineTool('flood', { description: 'Sends count log messages of bytes characters, one a turn', inputSchema: { type: 'object' } }, async (args, context) => {
@@ -91,6 +98,42 @@ it('answers a legacy POST whose client stopped reading its stream with SlowConsu
   const session = await RawLegacySession.open(url);
   const call = await session.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: floodCall }, { read: false });
   await expectShed(call, finished);
+}, 60_000);
+
+/**
+ * The server mounted in an app that notes when each response closed on the server's side: `closes` holds one
+ * promise per request, in the order they came.
+ */
+async function mounted(server: McpServer): Promise<{ url: string; closes: Promise<void>[] }> {
+  const handler = server.nodeHandler();
+  const closes: Promise<void>[] = [];
+  app = createServer((request, response) => {
+    closes.push(new Promise((resolve) => response.once('close', () => resolve())));
+    void handler(request, response);
+  });
+  await new Promise<void>((resolve) => app!.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(app.address() as AddressInfo).port}/mcp`, closes };
+}
+
+it('cuts a modern answer stream whose client still reads nothing finishTimeoutMs after SlowConsumerError', async () => {
+  const { server, finished } = floodingServer({ limits: { finishTimeoutMs: 100 } });
+  const { url, closes } = await mounted(server);
+  const call = await modernPost(url, 1, 'tools/call', floodCall, { [MetaKey.logLevel]: 'info' }, { read: false });
+  expect(await finished).toBeInstanceOf(SlowConsumerError);
+  // Without the cut, a client that never reads (nor closes) held the response and its socket for good.
+  await closes.at(-1);
+  // Held to here: undici cancels the body of a response that is garbage-collected, which would close it too.
+  expect(call.response.status).toBe(200);
+}, 60_000);
+
+it('cuts a legacy POST stream whose client still reads nothing finishTimeoutMs after SlowConsumerError, parking it', async () => {
+  const { server, finished } = floodingServer({ limits: { finishTimeoutMs: 100 } });
+  const { url, closes } = await mounted(server);
+  const session = await RawLegacySession.open(url);
+  const call = await session.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: floodCall }, { read: false });
+  expect(await finished).toBeInstanceOf(SlowConsumerError);
+  await closes.at(-1);
+  expect(call.response.status).toBe(200);
 }, 60_000);
 
 /** The handler was stopped, and the stream, read at last, holds some of its logs, then SlowConsumerError as its answer. */
