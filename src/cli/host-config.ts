@@ -6,6 +6,9 @@
  * expanded from the environment as those hosts do; a variable that is unset
  * and has no default is an error naming it, not an empty string. Entries
  * marked `"disabled": true` are left out unless named with --server.
+ * A `"type"` other than `stdio`, `http` or `streamable-http` (notably `sse`,
+ * the 2024-11-05 HTTP+SSE transport, which this client does not speak) makes
+ * that one entry a per-server failure: the others are still watched.
  */
 import { readFileSync } from 'node:fs';
 import { McpActorsError } from '../protocol/errors.ts';
@@ -18,11 +21,20 @@ export class ConfigError extends McpActorsError {
   readonly code = 'config';
 }
 
+/** An entry whose transport this client does not speak: reported under its name while the others are watched. */
+export interface UnsupportedEntry {
+  type: 'unsupported';
+  error: ConfigError;
+}
+
 /** One server of the config, by the name the file gives it. */
 export interface NamedTarget {
   name: string;
-  target: Extract<ServerTarget, { type: 'http' | 'stdio' }>;
+  target: Extract<ServerTarget, { type: 'http' | 'stdio' }> | UnsupportedEntry;
 }
+
+/** Entry `type` values that name the transports this client speaks (hosts write Streamable HTTP as `http` or `streamable-http`). */
+const KNOWN_TYPES = ['stdio', 'http', 'streamable-http'] as const;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -52,10 +64,26 @@ export function readHostConfig(file: string, only: readonly string[], env: NodeJ
   // A server the host has switched off is not watched unless asked for by name (then it is an error, below).
   const chosen = only.length > 0 ? names.filter((name) => only.includes(name)) : names.filter((name) => !isDisabled(servers[name]));
   if (chosen.length === 0) throw new ConfigError(`config ${file} lists no servers${names.length > 0 ? ' that are not disabled' : ''}`);
-  return chosen.map((name) => ({ name, target: targetOf(name, expand(servers[name]!, env, `${file}: server "${name}"`)) }));
+  return chosen.map((name): NamedTarget => {
+    const entry = expand(servers[name]!, env, `${file}: server "${name}"`);
+    const unsupported = unsupportedType(name, entry);
+    return { name, target: unsupported ? { type: 'unsupported', error: unsupported } : targetOf(name, entry) };
+  });
 }
 
-function targetOf(name: string, entry: Json): NamedTarget['target'] {
+/**
+ * An entry whose `type` names a transport this client does not speak. `sse` is refused rather than tried as
+ * Streamable HTTP: its url is the old GET-only event stream, so a POST there fails with a status that hides the cause.
+ */
+function unsupportedType(name: string, entry: Json): ConfigError | undefined {
+  if (!isObject(entry) || entry.type === undefined) return undefined;
+  const type = entry.type;
+  if (type === 'sse') return new ConfigError(`server "${name}": transport type "sse" (the 2024-11-05 HTTP+SSE transport) is not supported; only stdio and Streamable HTTP ("http") are`);
+  if (typeof type === 'string' && (KNOWN_TYPES as readonly string[]).includes(type)) return undefined;
+  return new ConfigError(`server "${name}": unknown transport type ${JSON.stringify(type)} (expected one of: ${KNOWN_TYPES.join(', ')})`);
+}
+
+function targetOf(name: string, entry: Json): Extract<ServerTarget, { type: 'http' | 'stdio' }> {
   const where = `server "${name}"`;
   if (!isObject(entry)) throw new ConfigError(`${where} is not an object`);
   if (entry.disabled === true) throw new ConfigError(`${where} is disabled in the config; leave it out or pick others with --server`);

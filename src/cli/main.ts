@@ -62,6 +62,9 @@ async function main(argv: string[]): Promise<void> {
   const { target } = command;
   // The config is read before anything starts, so a mistake in it is one line and nothing to clean up.
   const servers = target.type === 'config' ? readHostConfig(target.file, target.servers, process.env) : undefined;
+  // A lone server of the config that cannot be watched is just that server's one-line error.
+  const lone = servers?.length === 1 ? servers[0]!.target : undefined;
+  if (lone?.type === 'unsupported') throw lone.error;
   if (servers && servers.length > 1 && command.inspect) throw new UsageError('--inspect watches one server; pick it with --server NAME');
 
   // Loaded only for a watch that starts: --help, --version and a bad command line or config do not pay for the
@@ -81,8 +84,8 @@ async function main(argv: string[]): Promise<void> {
   watch =
     target.type !== 'config'
       ? startWatch(command, target, renderer())
-      : servers!.length === 1
-        ? startWatch(command, servers![0]!.target, renderer(servers![0]!.name))
+      : lone
+        ? startWatch(command, lone, renderer(servers![0]!.name))
         : startWatchSet(command, servers!, renderer, (name, error) => process.stderr.write(`mcp-actors: [${oneLine(name)}] ${oneLine(describeFailure(error))}\n`));
   exit(await watch.done);
 }

@@ -31,7 +31,8 @@ export function startWatchSet(
   let stopped = false;
   const watches = servers.map(({ name, target }) => {
     const render = renderFor(name);
-    const watch = startWatch(command, target, render);
+    // An entry the config already rules out (an unsupported transport) fails like a server that cannot be reached.
+    const watch: Watch = target.type === 'unsupported' ? { done: Promise.reject(target.error), stop: async () => {} } : startWatch(command, target, render);
     // A server that cannot be watched is reported under its name; the others go on.
     const outcome = watch.done.then(
       (code) => ({ started: true, code }),
