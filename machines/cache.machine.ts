@@ -314,9 +314,11 @@ export const cacheMachine = setup({
         src: 'listen',
         input: ({ context }) => ({ era: context.era as Era, filter: context.filter as NotificationFilter }),
       },
-      initial: 'opening',
+      initial: 'awaitingAck',
       states: {
-        opening: {
+        // The listen is sent (a legacy listener is being registered) and nothing is covered yet: the application sees
+        // `awaitingAck`, never `listening`, until the server acknowledged it.
+        awaitingAck: {
           // Invalidating only once the new stream is open means no change falls between refetch and coverage.
           on: { 'stream.opened': { target: 'open', actions: ['countStream', 'announceCovered', 'invalidateInterrupted', 'announceStarted'] } },
         },

@@ -40,6 +40,8 @@ export class CacheConnectionClosedError extends McpActorsError {
 export interface CacheIoOptions {
   /** How long a recovery attempt waits for the client to negotiate again; the first negotiation waits as long as it takes. */
   negotiationTimeoutMs: number;
+  /** How long a modern listen waits for each acknowledgment (ChangeCacheOptions.ackTimeoutMs). */
+  ackTimeoutMs: number;
   inspect?: Inspector;
 }
 
@@ -116,7 +118,7 @@ export function cacheActors(client: McpClient, options: CacheIoOptions) {
     if (input.era === 'modern') {
       try {
         // Opened on the connection, which owns it as it owns every stream: the connection machine tells it the lifecycle.
-        stream = createListenStream(connectionOf(client), input.filter, subscriber);
+        stream = createListenStream(connectionOf(client), input.filter, subscriber, { ackTimeoutMs: options.ackTimeoutMs });
       } catch (cause) {
         send({ type: 'stream.closed_unexpectedly', cause });
         return () => {

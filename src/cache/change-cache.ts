@@ -19,7 +19,8 @@ import { cacheActors, fetchEntry } from './cache-io.ts';
 import { entriesChangedBy, entriesCoveredBy, resourceEntry, type EntryKey } from './entries.ts';
 import { createEntryStore } from './entry-store.ts';
 import { EntryRefresher } from './entry-refresher.ts';
-import { NotInInterestError } from './errors.ts';
+import { InvalidCacheOptionError, NotInInterestError, type CacheTimeoutOption } from './errors.ts';
+import { DEFAULT_ACK_TIMEOUT_MS } from '../client/subscription.ts';
 import { computeFilter, interestKeys, validateInterest, type Interest } from './interest.ts';
 import type { CacheEvent, CacheRead, CacheState, ChangeCache, ReadMode } from './types.ts';
 
@@ -44,6 +45,12 @@ export interface ChangeCacheOptions {
   negotiationTimeoutMs?: number;
   /** Default for reads that give no timeout. */
   readTimeoutMs?: number;
+  /**
+   * How long the cache waits for the server to acknowledge a modern listen stream, the first and each re-listen
+   * (default DEFAULT_ACK_TIMEOUT_MS, 30 s); a slow server may need more. Past it the stream fails as unacknowledged
+   * and the cache recovers as for any stream the server refused.
+   */
+  ackTimeoutMs?: number;
   /** Passed to the cache actor; defaults to the client's own `inspect` (its stream is the connection's child, seen there). */
   inspect?: Inspector;
 }
@@ -58,6 +65,12 @@ export interface CacheTestSeams {
   clock?: Clock;
 }
 
+/** A timeout option as given (maybe from configuration): a positive finite number of milliseconds, or InvalidCacheOptionError. */
+function validTimeout(option: CacheTimeoutOption, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new InvalidCacheOptionError(option, value);
+  return value;
+}
+
 type ReadOptions = { mode?: ReadMode; timeoutMs?: number };
 type CacheSnapshot = SnapshotFrom<typeof cacheMachine>;
 
@@ -65,6 +78,8 @@ type CacheSnapshot = SnapshotFrom<typeof cacheMachine>;
 function publicState(snapshot: CacheSnapshot): CacheState {
   // Paused, the stream waits out the connection's recovery: to the application the cache is recovering.
   if (snapshot.matches({ listening: 'paused' })) return 'recovering';
+  // Not yet acknowledged: nothing is covered, so the cache must not claim to be listening.
+  if (snapshot.matches({ listening: 'awaitingAck' })) return 'awaitingAck';
   if (snapshot.matches('listening')) return 'listening';
   const value = snapshot.value as Exclude<CacheSnapshot['value'], object>;
   if (value === 'intersecting') return 'negotiating';
@@ -79,6 +94,8 @@ function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
       return { attempt: context.attempt, delayMs: context.nextDelayMs, cause: context.lastCause };
     case 'negotiating':
       return { attempt: context.attempt };
+    case 'awaitingAck':
+      return { era: context.era, filter: context.filter };
     case 'listening':
       // Resumed: a stream was open before this one (the cache recovered, or listens again after completing or degrading).
       return { era: context.era, filter: context.filter, resumed: context.streamsOpened > 0 };
@@ -112,7 +129,9 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
   const interest: Interest = validateInterest(options.interest);
   const known = new Set(interestKeys(interest));
   const now = seams.now ?? Date.now;
-  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
+  const readTimeoutMs = validTimeout('readTimeoutMs', options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+  const negotiationTimeoutMs = validTimeout('negotiationTimeoutMs', options.negotiationTimeoutMs ?? DEFAULT_NEGOTIATION_TIMEOUT_MS);
+  const ackTimeoutMs = validTimeout('ackTimeoutMs', options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS);
   const inspect = options.inspect ?? client.inspect;
   const listeners = new Set<(event: CacheEvent) => void>();
   // A listener that throws is reported as a throwing `client.on` handler is (through `client.onError`): the other
@@ -132,7 +151,8 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
 
   const machine = cacheMachine.provide({
     actors: cacheActors(client, {
-      negotiationTimeoutMs: options.negotiationTimeoutMs ?? DEFAULT_NEGOTIATION_TIMEOUT_MS,
+      negotiationTimeoutMs,
+      ackTimeoutMs,
       ...(inspect ? { inspect } : {}),
     }),
   });

@@ -46,3 +46,15 @@ export class InvalidInterestError extends McpActorsError {
     super(`invalid interest: ${message}`);
   }
 }
+
+/** The timeout options of `createChangeCache`, each checked at creation. */
+export type CacheTimeoutOption = 'readTimeoutMs' | 'negotiationTimeoutMs' | 'ackTimeoutMs';
+
+/** A `createChangeCache` timeout option that is not a positive finite number of milliseconds: refused before anything is opened. */
+export class InvalidCacheOptionError extends McpActorsError {
+  override readonly name = 'InvalidCacheOptionError';
+  readonly code = 'invalid_cache_option';
+  constructor(/** The option that is wrong. */ readonly option: CacheTimeoutOption, /** The value given. */ readonly value: unknown) {
+    super(`invalid ${option}: ${String(value)} is not a positive number of milliseconds`);
+  }
+}

@@ -11,10 +11,12 @@ import type { Interest } from './interest.ts';
 export type { EntryKey, Interest };
 
 /**
- * Where the cache stands. `closed` is final: the client closed its connection (`close()` or
+ * Where the cache stands. `awaitingAck`: the stream is asked for (a modern listen sent, a legacy listener being
+ * registered) but not yet acknowledged, so nothing is notification-backed; `listening` only once it is.
+ * `closed` is final: the client closed its connection (`close()` or
  * `shutdown()`), and reads reject with CacheClosedError.
  */
-export type CacheState = 'idle' | 'negotiating' | 'listening' | 'recovering' | 'completed' | 'degraded' | 'noOverlap' | 'closed';
+export type CacheState = 'idle' | 'negotiating' | 'awaitingAck' | 'listening' | 'recovering' | 'completed' | 'degraded' | 'noOverlap' | 'closed';
 
 /**
  * How a read treats an entry that is invalid or being refetched. Before the first value exists both
@@ -47,7 +49,7 @@ export interface CacheRead<T> {
 /** What the cache reports to `subscribe` listeners: its lifecycle (`state`), the notifications it acts on, and each entry's invalidate, refetch and replace. */
 export type CacheEvent =
   /**
-   * A lifecycle transition. `detail` by state: listening `{ era, filter, resumed }` (`resumed`: a stream
+   * A lifecycle transition. `detail` by state: awaitingAck `{ era, filter }`, listening `{ era, filter, resumed }` (`resumed`: a stream
    * was open before this one), negotiating `{ attempt }`, recovering `{ attempt, delayMs, cause }` (while
    * the connection reconnects: its attempt so far, 0 at first),
    * noOverlap `{ capabilities }`, degraded the CacheDegradedReason, closed the client's

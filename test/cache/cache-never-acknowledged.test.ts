@@ -43,7 +43,7 @@ const ackTimedOut = { type: 'remote', cause: expect.any(ListenAckTimeoutError) }
 describe('a change cache whose modern server never acknowledges its listen', () => {
   it('a first read gives up after its read timeout with CacheReadTimeoutError, having fetched nothing', async () => {
     const { cache, received, recorder } = await neverAcknowledging({ readTimeoutMs: 50 });
-    await recorder.state('listening');
+    await recorder.state('awaitingAck');
     // The ack clock is never advanced here: the acknowledgment cannot come, so only the read timeout can end the read.
     const failure = await cache.tools().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CacheReadTimeoutError);
@@ -53,7 +53,7 @@ describe('a change cache whose modern server never acknowledges its listen', () 
 
   it('once the ack timeout passes, reads are served uncovered, the state says why, and bounded recovery ends degraded', async () => {
     const { cache, clock, ackClock, received, recorder } = await neverAcknowledging();
-    await recorder.state('listening');
+    await recorder.state('awaitingAck');
     const first = cache.tools({ timeoutMs: 600_000 });
     expect(await received()).toEqual(['server/discover', 'subscriptions/listen']);
 
@@ -65,7 +65,7 @@ describe('a change cache whose modern server never acknowledges its listen', () 
     // Attempt 2: server/discover again, a new listen, again never acknowledged.
     let from = recorder.mark();
     clock.increment(1_000);
-    await recorder.state('listening', from);
+    await recorder.state('awaitingAck', from);
     expect((await received()).filter((method) => method === 'subscriptions/listen')).toHaveLength(2);
     from = recorder.mark();
     ackClock.increment(DEFAULT_ACK_TIMEOUT_MS);
@@ -74,7 +74,7 @@ describe('a change cache whose modern server never acknowledges its listen', () 
     // Attempt 2 was the last: its stream times out too, and the cache is degraded with the timeout as cause.
     from = recorder.mark();
     clock.increment(2_000);
-    await recorder.state('listening', from);
+    await recorder.state('awaitingAck', from);
     expect((await received()).filter((method) => method === 'subscriptions/listen')).toHaveLength(3);
     ackClock.increment(DEFAULT_ACK_TIMEOUT_MS);
     const degraded = await recorder.state('degraded', from);

@@ -167,7 +167,7 @@ for (const { era, flags } of ERAS) {
         expect(steps.filter((step) => step.endsWith(` ${key}`))).toEqual([`invalidated ${key}`, `refetching ${key}`, `replaced ${key}`]);
       }
       // One recovery, the connection's: the cache waits it out and listens once for the new intersection.
-      expect(recorder.states(from)).toEqual(['recovering', 'listening']);
+      expect(recorder.states(from)).toEqual(['recovering', 'awaitingAck', 'listening']);
       // One retry sequence on the wire: the reconnect's negotiation (the same discover probe as the first
       // connect) and one listen for the new intersection; the old stream never re-listens, the cache never rediscovers.
       expect(sent('server/discover', 1)).toBe(probes);
@@ -215,8 +215,9 @@ describe('change cache against the official server, graceful end (modern era; a 
     // The stdio client respawns the server; its negotiation, not a recovery attempt, brings the cache back.
     await reconnected;
     const listening = await recorder.state('listening', from);
-    expect(listening).toMatchObject({ previous: 'completed', detail: { resumed: true } });
-    expect(recorder.states()).toEqual(['negotiating', 'listening', 'completed', 'listening']);
+    expect(listening).toMatchObject({ previous: 'awaitingAck', detail: { resumed: true } });
+    expect(recorder.states()).toEqual(['negotiating', 'awaitingAck', 'listening', 'completed', 'awaitingAck', 'listening']);
+    expect(recorder.events.find((event, index) => index >= from && event.type === 'state' && event.state === 'awaitingAck')).toMatchObject({ previous: 'completed' });
     expect(recorder.events.indexOf(completed)).toBeLessThan(from);
     expect(opened()).toBe(2);
     // The new stream's opening refetches everything it covers from the new server.
