@@ -138,7 +138,7 @@ describe('cache machine', () => {
     expect(cache.state()).toBe('completed');
 
     cache.actor.send(ready(legacy(toolsOnly)));
-    expect(cache.state()).toEqual({ listening: 'opening' });
+    expect(cache.state()).toEqual({ listening: 'awaitingAck' });
     expect(cache.streams.map((s) => s.input)).toEqual([
       { era: 'modern', filter: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['file:///notes.txt'] } },
       { era: 'legacy', filter: { toolsListChanged: true } },
@@ -249,7 +249,7 @@ describe('cache machine', () => {
     expect(cache.actor.getSnapshot().context.filter).toBeNull();
 
     cache.actor.send(ready(modern(toolsOnly)));
-    expect(cache.state()).toEqual({ listening: 'opening' });
+    expect(cache.state()).toEqual({ listening: 'awaitingAck' });
     expect(cache.lastStream().input).toEqual({ era: 'modern', filter: { toolsListChanged: true } });
   });
 
@@ -424,7 +424,7 @@ describe('cache machine', () => {
       expect(cache.emitted).toEqual([{ type: 'cache.invalidate', filter: full }]);
 
       cache.actor.send(ready(modern(everything), 3));
-      expect(cache.state()).toEqual({ listening: 'opening' });
+      expect(cache.state()).toEqual({ listening: 'awaitingAck' });
       expect(cache.streams).toHaveLength(2);
       expect(cache.negotiations).toHaveLength(1);
     });
