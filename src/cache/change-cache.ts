@@ -87,7 +87,7 @@ function publicState(snapshot: CacheSnapshot): CacheState {
   return value;
 }
 
-function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
+function stateDetail(state: CacheState, previous: CacheState, snapshot: CacheSnapshot): unknown {
   const { context } = snapshot;
   switch (state) {
     case 'recovering':
@@ -98,7 +98,8 @@ function stateDetail(state: CacheState, snapshot: CacheSnapshot): unknown {
       return { era: context.era, filter: context.filter };
     case 'listening':
       // Resumed: a stream was open before this one (the cache recovered, or listens again after completing or degrading).
-      return { era: context.era, filter: context.filter, resumed: context.streamsOpened > 0 };
+      // Straight after its acknowledgment, the count already holds this stream.
+      return { era: context.era, filter: context.filter, resumed: context.streamsOpened > (previous === 'awaitingAck' ? 1 : 0) };
     case 'noOverlap':
       return { capabilities: context.capabilities };
     case 'degraded':
@@ -185,7 +186,7 @@ export function createChangeCache(client: McpClient, options: ChangeCacheOptions
     state = next;
     // Ended before the event goes out, so a listener that reads on `closed` is refused.
     if (snapshot.status === 'done') end();
-    emit({ type: 'state', state: next, previous, detail: stateDetail(next, snapshot) });
+    emit({ type: 'state', state: next, previous, detail: stateDetail(next, previous, snapshot) });
   });
 
   let closed = false;

@@ -42,10 +42,11 @@ describe('a change cache whose listen is not yet acknowledged', () => {
     expect(recorder.states()).not.toContain('listening');
   });
 
-  it('reports listening once the server acknowledged the listen', async () => {
+  it('reports listening once the server acknowledged the listen, not as resumed: it is the first stream', async () => {
     const client = await connected([]);
     const { cache, recorder } = await cacheOn(client);
-    await recorder.state('listening');
+    const listening = await recorder.state('listening');
+    expect(listening).toMatchObject({ previous: 'awaitingAck', detail: { resumed: false } });
     expect(recorder.states()).toEqual(['negotiating', 'awaitingAck', 'listening']);
     expect(cache.state).toBe('listening');
   });

@@ -92,10 +92,15 @@ describe('watch --tools (demo server), run through the bin shim from another wor
     process.kill(run.serverPids[0]!, 'SIGTERM');
     const { index: completedAt } = await run.event((event) => event.type === 'cache' && event.state === 'completed', 'the cache completing');
     const { index: reconnectedAt } = await run.event(isType('reconnected'), 'reconnected', completedAt);
-    const { index: resyncedAt } = await run.event(
-      (event) => event.type === 'cache' && event.state === 'listening' && event.resumed === true && event.previous === 'completed',
+    const { index: relistenAt } = await run.event(
+      (event) => event.type === 'cache' && event.state === 'awaitingAck' && event.previous === 'completed',
       'the cache listening again',
       reconnectedAt,
+    );
+    const { index: resyncedAt } = await run.event(
+      (event) => event.type === 'cache' && event.state === 'listening' && event.resumed === true,
+      'its listen acknowledged',
+      relistenAt,
     );
     await run.event((event) => event.type === 'list_diff', 'a diff from the new server', resyncedAt);
     // One cache throughout: the tools are listed once, later changes come as diffs.
