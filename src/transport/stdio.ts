@@ -10,6 +10,16 @@
  * - `close()` ends stdin (the binding's graceful shutdown signal), sends
  *   SIGTERM after `closeGraceMs` (default 2000) and SIGKILL `killGraceMs`
  *   (default 2000) later, and resolves once the child has exited.
+ * - On POSIX the child leads a process group of its own, and every signal
+ *   goes to the whole group: a server started through a shell or a wrapper
+ *   (`sh -c`, `npx`, `uvx`) is stopped with whatever it started. Once the
+ *   child has exited, `close()` sends SIGTERM to what is left of its group,
+ *   and SIGKILL `killGraceMs` later if anything still is (a timer that does
+ *   not hold this process open). The group also keeps a terminal's Ctrl-C
+ *   (and hangup) from reaching the server: its owner stops it, and when this
+ *   process exits (`process.exit()` included) every group still running
+ *   gets SIGTERM. Only a hard kill of this process leaves them to their
+ *   closed stdin.
  * - stderr: `'inherit'` (default) shares the parent's stderr, `'ignore'`
  *   drops it, `'pipe'` hands each decoded chunk to `onStderr` and exposes the
  *   stream as `transport.stderr` (a piped stderr nobody reads eventually
@@ -32,6 +42,24 @@ export const DEFAULT_CLOSE_GRACE_MS = 2_000;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 /** After the child exits, how long its stdout may stay open (held by a grandchild) before it is cut. */
 const EXIT_DRAIN_MS = 500;
+
+/**
+ * The children still running, signalled when this process exits: one hook for the process, which has one exit
+ * (a listener per transport would trip the max-listeners warning past ten servers).
+ */
+const runningChildren = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function stopWithThisProcess(child: ChildProcess): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const running of runningChildren) signalGroup(running, 'SIGTERM');
+    });
+  }
+  runningChildren.add(child);
+  child.once('exit', () => runningChildren.delete(child));
+}
 
 /** Options of `stdioTransport`: the server command, and how its process is run and stopped. */
 export interface StdioTransportOptions {
@@ -110,6 +138,9 @@ class StdioTransport implements StdioClientTransport {
         cwd,
         env: env ? { ...process.env, ...env } : process.env,
         stdio: ['pipe', 'pipe', stderrMode],
+        // Its own process group on POSIX, so that signalGroup reaches what a wrapper started. Not unref'd: the
+        // child still holds this process open as long as it runs.
+        detached: process.platform !== 'win32',
         windowsHide: true,
       });
     } catch (cause) {
@@ -158,6 +189,8 @@ class StdioTransport implements StdioClientTransport {
 
     return new Promise<void>((resolve, reject) => {
       child.once('spawn', () => {
+        // Only a spawned child is sure to emit the 'exit' that forgets it.
+        stopWithThisProcess(child);
         if (this.phase === 'starting') this.phase = 'open';
         child.on('error', (error) => this.reportError(error));
         resolve();
@@ -190,21 +223,35 @@ class StdioTransport implements StdioClientTransport {
     const child = this.child;
     const wasRunning = this.phase === 'open' || this.phase === 'starting';
     if (this.phase !== 'failed') this.phase = 'closing';
+    const killGraceMs = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     if (!child || !wasRunning) {
       await this.exited;
+      if (child) this.sweepGroup(child, killGraceMs);
       return;
     }
     const graceMs = this.options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
-    const killGraceMs = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.stdin?.end();
-    const term = setTimeout(() => child.kill('SIGTERM'), graceMs);
-    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs + killGraceMs);
+    const term = setTimeout(() => signalGroup(child, 'SIGTERM'), graceMs);
+    const kill = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs + killGraceMs);
+    // The child gone, what it started must not wait for the timers above (or outlive them).
+    const onExit = () => this.sweepGroup(child, killGraceMs);
+    child.once('exit', onExit);
     try {
       await this.exited;
     } finally {
+      child.off('exit', onExit);
       clearTimeout(term);
       clearTimeout(kill);
     }
+  }
+
+  /** After the child's exit: SIGTERM to what is left of its group, SIGKILL after `killGraceMs` to what still is. */
+  private sweepGroup(child: ChildProcess, killGraceMs: number): void {
+    if (!signalGroup(child, 'SIGTERM')) return;
+    // Unref'd: the owner's process may end meanwhile; then the SIGTERM is all the stragglers get.
+    setTimeout(() => {
+      if (signalGroup(child, 0)) signalGroup(child, 'SIGKILL');
+    }, killGraceMs).unref();
   }
 
   /** The server asks without reading: its backlog goes, it is stopped as by `close()`, and the failure is reported once. */
@@ -219,6 +266,23 @@ class StdioTransport implements StdioClientTransport {
 
   private reportError(error: Error): void {
     if (this.phase === 'open') this.events?.error(error);
+  }
+}
+
+/**
+ * Sends `signal` to the child's process group on POSIX (it leads one, see `detached` above), to the child alone
+ * elsewhere; signal 0 only checks. Returns whether anything of it was still there.
+ */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
+  const pid = child.pid;
+  if (pid === undefined) return false;
+  if (process.platform === 'win32') return child.kill(signal);
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (error) {
+    // ESRCH: the whole group is gone. Anything else (EPERM) means something is there that we may not signal.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 

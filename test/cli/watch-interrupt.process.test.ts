@@ -48,7 +48,7 @@ describe('watch interrupted', () => {
   });
 
   it('Ctrl-C to the whole group while a read waits on the server ends the watch at once, with no lost connection', async () => {
-    // As a terminal's Ctrl-C: the server, in the watcher's process group, dies of the same SIGINT.
+    // As a terminal's Ctrl-C, to the watcher's process group; the server leads a group of its own, and the watcher stops it.
     const run = new CliRun(process.execPath, [BIN, 'watch', '--json', '--', ...unanswering('--no-lists')], { group: true });
     // The first read of the tools starts with the cache, and the server never answers it.
     await run.event((event) => event.type === 'cache' && event.state === 'listening', 'the cache listening');
