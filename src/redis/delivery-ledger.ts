@@ -135,12 +135,13 @@ export class DeliveryLedger {
    * This node is about to apply its own event `seq` before it reached Redis.
    * False when the stream already gave it back (a publish that Redis carried
    * out but whose answer was lost with the link): it was applied then, and
-   * applying it again would deliver it twice.
+   * applying it again would deliver it twice. False too when it was applied at
+   * once before: a resend that Redis refused again.
    */
   applyOwnAtOnce(seq: number, event: string): boolean {
     // Sent and not read back: its publish failed, whatever was read after it (a later publish may have succeeded).
     const unread = this.ownInFlight.delete(seq);
-    if (!unread && seq <= this.ownReadUpTo) return false;
+    if (this.appliedAtOnce.has(seq) || (!unread && seq <= this.ownReadUpTo)) return false;
     this.appliedAtOnce.set(seq, digestOf(event));
     return true;
   }

@@ -24,9 +24,17 @@ export function streamKeys(prefix: string): StreamKeys {
   return { events: `${tagged}:events`, ordinal: `${tagged}:ordinal`, epoch: `${tagged}:epoch` };
 }
 
-/** INCR and XADD in one step, so ordinals follow the stream's order without holes. */
-const PUBLISH_SCRIPT = `local n = redis.call('INCR', KEYS[2])
-return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'o', ARGV[2], 's', ARGV[3], 'e', ARGV[4])`;
+/**
+ * XADD, then INCR, in one step, so ordinals follow the stream's order without holes. The XADD comes first: a script's
+ * writes before an error stay, so an INCR before an XADD Redis refuses (the events key of another type, its last id
+ * taken) would leave a hole every reader resyncs on. The INCR after it cannot fail, as the GET checked the counter;
+ * `%d` keeps an ordinal past 14 digits out of Lua's exponent notation.
+ */
+const PUBLISH_SCRIPT = `local last = redis.call('GET', KEYS[2]) or '0'
+if not string.match(last, '^%d+$') then return redis.error_reply('ERR ' .. KEYS[2] .. ' is not an ordinal') end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', string.format('%d', tonumber(last) + 1), 'o', ARGV[2], 's', ARGV[3], 'e', ARGV[4])
+redis.call('INCR', KEYS[2])
+return id`;
 
 /** The head, read atomically: epoch (set if missing), last ordinal, last entry id. */
 const HEAD_SCRIPT = `redis.call('SET', KEYS[1], ARGV[1], 'NX')

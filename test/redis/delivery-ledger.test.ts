@@ -36,6 +36,22 @@ describe('delivery ledger', () => {
     expect(ledger.applyOwnAtOnce(2, ev(2))).toBe(true);
   });
 
+  it('an own event whose resend Redis refuses again is not applied again, and still applies nowhere twice once it goes through', () => {
+    // Redis refused 1 (an error reply, the link up), the node applied it at once, resent it, and Redis refused it again.
+    const ledger = new DeliveryLedger('self');
+    ledger.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+    ledger.sending(1, ev(1));
+    expect(ledger.applyOwnAtOnce(1, ev(1))).toBe(true);
+    ledger.sending(1, ev(1));
+    expect(ledger.applyOwnAtOnce(1, ev(1))).toBe(false);
+    // Resent under a later seq and refused once more: still applied once.
+    ledger.restamp(1, 2);
+    ledger.sending(2, ev(1));
+    expect(ledger.applyOwnAtOnce(2, ev(1))).toBe(false);
+    ledger.sending(2, ev(1));
+    expect(ledger.accept(header('self', 2, 1, ev(1)))).toEqual({ gap: false, apply: false });
+  });
+
   it('an own event whose publish failed is applied at once though a later one was read back', () => {
     // Sent 1 and 2; Redis refused 1 (an error reply) and carried out 2, which was read before 1's answer came.
     const ledger = new DeliveryLedger('self');

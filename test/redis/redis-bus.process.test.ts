@@ -227,6 +227,49 @@ describe('Redis bus faults with the link up', () => {
     }
   });
 
+  it('a publish Redis refuses again on every resend is applied locally once', async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const a = await node(server.url, { logs });
+    await waitForHealth(a.bus, 'connected');
+    // An entry with the last id there is: XADD refuses every later entry, the head script (no write) still runs.
+    const ordinal = String(await server.command(['INCR', '{mcp-actors}:ordinal']));
+    await server.command(['XADD', '{mcp-actors}:events', '18446744073709551615-18446744073709551615', 'n', ordinal, 'o', 'someone', 's', '1', 'e', '{"type":"tools_list_changed"}']);
+    const down = nextHealth(a.bus, 'disconnected');
+    a.publish(updated('test://refused'));
+    await down;
+    // The node resends once live again; each disconnect after the first is that resend refused.
+    await nextHealth(a.bus, 'disconnected');
+    await nextHealth(a.bus, 'disconnected');
+    expect(logs.filter((line) => /publishing resource_updated failed.*exhausted/.test(line))).toHaveLength(3);
+    expect(a.received.filter(({ event }) => JSON.stringify(event) === JSON.stringify(updated('test://refused')))).toHaveLength(1);
+  });
+
+  it('a publish Redis refuses (the events key holds another type) costs no ordinal: no node sees a gap once it goes through', async () => {
+    const server = await redis();
+    const logs: string[] = [];
+    const [a, b] = await Promise.all([node(server.url, { logs }), node(server.url)]);
+    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+    a.publish(updated('test://first'));
+    await Promise.all([a, b].map(({ receivedCount }) => receivedCount(1)));
+    // The stream set aside, a string in its place: XADD refused, its entries kept for when it comes back.
+    await server.command(['RENAME', '{mcp-actors}:events', '{mcp-actors}:aside']);
+    await server.command(['SET', '{mcp-actors}:events', 'not a stream']);
+    const down = nextHealth(a.bus, 'disconnected');
+    a.publish(updated('test://refused'));
+    await down;
+    expect(logs.some((line) => /publishing resource_updated failed.*WRONGTYPE/.test(line))).toBe(true);
+    expect(await server.command(['GET', '{mcp-actors}:ordinal'])).toBe('1');
+    await server.command(['RENAME', '{mcp-actors}:aside', '{mcp-actors}:events']);
+    a.publish(updated('test://after'));
+    await b.receivedWhere(({ event }) => JSON.stringify(event) === JSON.stringify(updated('test://after')));
+    await Promise.all([a, b].map(({ bus }) => bus.settled()));
+    for (const { received } of [a, b]) {
+      expect(uncovered(received)).toEqual([]);
+      expect(received.some(({ event }) => event.type === 'everything_changed')).toBe(false);
+    }
+  });
+
   it('an error reply to the blocking read leaves the node disconnected only until its retry, logged with why', async () => {
     const server = await redis();
     const logs: string[] = [];
