@@ -35,10 +35,14 @@
  * POST counted as its body plus POST_COST_BYTES for the open request, ends
  * the transport with PeerNotReadingError.
  *
- * An unreachable server (a refused or reset connection, a GET stream that
- * ends and cannot be resumed, a 404 for our session) ends the transport with
- * `closed({ type: 'failed' })`; the connection then reconnects and reports a
- * gap (`reconnected`), so listeners and the cache refetch.
+ * A POST reset before any response header (a keep-alive socket the server
+ * closed while idle) goes again, once, on a fresh connection, unless it is a
+ * `tools/call`, which a tool may have acted on. An unreachable server (a
+ * refused connection, such a POST reset (again),
+ * a GET stream that ends and cannot be resumed, a 404 for our session) ends
+ * the transport with `closed({ type: 'failed' })`; the connection then
+ * reconnects and reports a gap (`reconnected`), so listeners and the cache
+ * refetch.
  */
 import { HttpStatusError, NotConnectedError, StreamEndedError, TransportStartError } from '../protocol/errors.ts';
 import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
@@ -200,7 +204,7 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
     for (let retries = 0; ; retries++) {
       try {
         this.bearer = await this.auth?.token();
-        response = await this.post(endpoint, message, body, controller, request !== undefined);
+        response = await this.post(endpoint, message, body, controller);
       } catch (error) {
         this.fetches.end(controller);
         if (!controller.signal.aborted) this.fail(error);
@@ -234,13 +238,15 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
   }
 
   /** One POST of `message`, with the headers of the era and the current bearer token. */
-  private post(endpoint: URL, message: JsonRpcMessage, body: string, controller: AbortController, isRequest: boolean): Promise<Response> {
+  private post(endpoint: URL, message: JsonRpcMessage, body: string, controller: AbortController): Promise<Response> {
     const init = { method: 'POST', headers: this.postHeaders(message), body, signal: controller.signal };
     return this.fetch(endpoint, init).catch((error: unknown) => {
       // A keep-alive socket the server closed while idle fails the next POST on it ("other side closed").
-      // A response or a notification may reach the server twice without harm: it goes again, once, on a
-      // fresh connection. A request does not (the server may have received it).
-      if (isRequest || controller.signal.aborted || !isClosedSocket(error)) throw error;
+      // The fetch rejected before any response header, so the server answered nothing: the message goes
+      // again, once, on a fresh connection, as browsers resend on a reused connection (RFC 9110 §9.2.2).
+      // Not a tools/call: the server may have read it, and a tool may act; run twice, it could act twice.
+      // A timeout, a refused connection or a DNS error is not a closed socket.
+      if (isToolCall(message) || controller.signal.aborted || !isClosedSocket(error)) throw error;
       return this.fetch(endpoint, init);
     });
   }
@@ -327,6 +333,9 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
     this.events?.closed(info);
   }
 }
+
+/** A `tools/call` request: the one request whose repetition may repeat an effect (a tool may act). */
+const isToolCall = (message: JsonRpcMessage): boolean => 'method' in message && 'id' in message && message.method === 'tools/call';
 
 /** undici's fetch failing because the peer closed the socket under it (the cause's code says so). */
 function isClosedSocket(error: unknown): boolean {
