@@ -2,18 +2,11 @@
  * readHostConfig on files as hosts and editors write them: a byte order mark
  * before the JSON, and servers the host has switched off.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readHostConfig } from '../../src/cli/host-config.ts';
+import { configFolder } from './config-folder.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-host-config-'));
-const write = (name: string, text: string): string => {
-  const file = join(dir, name);
-  writeFileSync(file, text);
-  return file;
-};
+const { writeText: write } = configFolder('mcp-actors-host-config-');
 
 describe('readHostConfig', () => {
   it('reads a file that starts with a UTF-8 byte order mark', () => {

@@ -5,23 +5,14 @@
  * type; the stdio server beside them (a real child process) is still watched,
  * and the run ends with 1.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readHostConfig } from '../../src/cli/host-config.ts';
+import { configFolder } from './config-folder.ts';
 import { fixtureBundle } from '../setup/fixture-bundle.ts';
 import { fixture, killAllCliRuns, watchCli } from './cli-process.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-config-type-'));
+const { writeJson: writeConfig } = configFolder('mcp-actors-config-type-');
 afterEach(killAllCliRuns);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function writeConfig(name: string, config: unknown): string {
-  const file = join(dir, name);
-  writeFileSync(file, JSON.stringify(config, null, 2));
-  return file;
-}
 
 const SSE_LINE = 'server "legacy": transport type "sse" (the 2024-11-05 HTTP+SSE transport) is not supported; only stdio and Streamable HTTP ("http") are';
 const UNKNOWN_LINE = 'server "odd": unknown transport type "websocket" (expected one of: stdio, http, streamable-http)';

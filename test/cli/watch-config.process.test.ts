@@ -4,24 +4,16 @@
  * HTTP server (a child process on loopback) in one timeline, each line
  * carrying its server's name; --server picks some; ${VAR} is expanded.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, readHostConfig } from '../../src/cli/host-config.ts';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http-fixture-process.ts';
 import { fixtureBundle } from '../setup/fixture-bundle.ts';
 import { fixture, killAllCliRuns, ROOT, watchCli, type JsonLine } from './cli-process.ts';
+import { configFolder } from './config-folder.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-config-'));
+const { dir, writeJson: writeConfig } = configFolder('mcp-actors-config-');
 afterEach(killAllCliRuns);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function writeConfig(name: string, config: unknown): string {
-  const file = join(dir, name);
-  writeFileSync(file, JSON.stringify(config, null, 2));
-  return file;
-}
 
 /** Two stdio servers told apart by env and cwd, and the HTTP server at `url`. */
 const hostConfig = (url: string) => ({

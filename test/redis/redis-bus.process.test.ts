@@ -198,14 +198,20 @@ describe('Redis bus read barrier (settled)', () => {
   });
 });
 
+/** A Redis server and two connected nodes, `a` logging to `logs`, both past one event `a` published. */
+async function twoNodesPastFirstEvent(logs: string[]) {
+  const server = await redis();
+  const [a, b] = await Promise.all([node(server.url, { logs }), node(server.url)]);
+  await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
+  a.publish(updated('test://first'));
+  await Promise.all([a, b].map(({ receivedCount }) => receivedCount(1)));
+  return { server, a, b };
+}
+
 describe('Redis bus faults with the link up', () => {
   it('a publish Redis refuses (OOM) is applied at once, resent once the node is live again, and reaches every node', async () => {
-    const server = await redis();
     const logs: string[] = [];
-    const [a, b] = await Promise.all([node(server.url, { logs }), node(server.url)]);
-    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
-    a.publish(updated('test://first'));
-    await Promise.all([a, b].map(({ receivedCount }) => receivedCount(1)));
+    const { server, a, b } = await twoNodesPastFirstEvent(logs);
     await server.command(['CONFIG', 'SET', 'maxmemory-policy', 'noeviction']);
     await server.command(['CONFIG', 'SET', 'maxmemory', '1']);
     const down = nextHealth(a.bus, 'disconnected');
@@ -246,12 +252,8 @@ describe('Redis bus faults with the link up', () => {
   });
 
   it('a publish Redis refuses (the events key holds another type) costs no ordinal: no node sees a gap once it goes through', async () => {
-    const server = await redis();
     const logs: string[] = [];
-    const [a, b] = await Promise.all([node(server.url, { logs }), node(server.url)]);
-    await Promise.all([a, b].map(({ bus }) => waitForHealth(bus, 'connected')));
-    a.publish(updated('test://first'));
-    await Promise.all([a, b].map(({ receivedCount }) => receivedCount(1)));
+    const { server, a, b } = await twoNodesPastFirstEvent(logs);
     // The stream set aside, a string in its place: XADD refused, its entries kept for when it comes back.
     await server.command(['RENAME', '{mcp-actors}:events', '{mcp-actors}:aside']);
     await server.command(['SET', '{mcp-actors}:events', 'not a stream']);
