@@ -4,7 +4,8 @@
  * missing ordinal is a gap the node can prove; and its origin node and that
  * node's sequence number, so an entry is applied once even when a publish of
  * unknown outcome was sent again, or its own event was applied at once while
- * Redis was away. Anyone with write access to the stream can write an entry in
+ * Redis was away (and then sent again, under a new seq if a later one went out
+ * meanwhile). Anyone with write access to the stream can write an entry in
  * any node's name: only what the node itself sent, and the order a bus writes
  * in, tell one apart, and an entry that breaks them is reported, never allowed
  * to make later events look like copies. Pure bookkeeping: no I/O.
@@ -65,8 +66,16 @@ interface Written {
 
 export class DeliveryLedger {
   private position: StreamPosition | undefined;
-  /** Own events applied while Redis was away, by seq: skipped when they come back from the stream. */
+  /**
+   * Own events applied before their copy was read (at once while Redis was away), or read back before their publish
+   * was reported failed, by seq: skipped when a copy comes back from the stream, under this seq or the one it is
+   * resent as (`restamp`).
+   */
   private readonly appliedAtOnce = new Map<number, string>();
+  /** Those of `appliedAtOnce` queued to be sent (again), by seq: the highest seq sent when each was queued. */
+  private readonly queuedAfter = new Map<number, number>();
+  /** See `highestSent`. */
+  private sentUpTo = 0;
   /** Own events handed to Redis and not read back yet, oldest first: one whose publish fails is still unapplied. */
   private readonly ownInFlight = new Map<number, string>();
   /** Highest own sequence number read back from the stream. */
@@ -136,18 +145,30 @@ export class DeliveryLedger {
    * False when the stream already gave it back (a publish that Redis carried
    * out but whose answer was lost with the link): it was applied then, and
    * applying it again would deliver it twice. False too when it was applied at
-   * once before: a resend that Redis refused again.
+   * once before: a resend that Redis refused again. Either way the bus queues
+   * it to be sent (again), so it stays marked as applied until that copy is
+   * read back, or its queue is dropped (`forgetAppliedUpTo`).
    */
   applyOwnAtOnce(seq: number, event: string): boolean {
     // Sent and not read back: its publish failed, whatever was read after it (a later publish may have succeeded).
     const unread = this.ownInFlight.delete(seq);
-    if (this.appliedAtOnce.has(seq) || (!unread && seq <= this.ownReadUpTo)) return false;
-    this.appliedAtOnce.set(seq, digestOf(event));
-    return true;
+    const readBack = !unread && seq <= this.ownReadUpTo;
+    const apply = !this.appliedAtOnce.has(seq) && !readBack;
+    // Not one dropped from `ownInFlight` by its bound: it may never have been read, and a late copy beats none.
+    if (apply || (readBack && seq > this.ownForgottenUpTo)) this.appliedAtOnce.set(seq, digestOf(event));
+    if (this.appliedAtOnce.has(seq)) this.queuedAfter.set(seq, this.sentUpTo);
+    return apply;
+  }
+
+  /** The highest own `seq` handed to Redis so far: a resend below it must go under a new one (see the bus's `send`). */
+  get highestSent(): number {
+    return this.sentUpTo;
   }
 
   /** This node hands its own event `seq` to Redis. */
   sending(seq: number, event: string): void {
+    this.queuedAfter.delete(seq);
+    this.sentUpTo = Math.max(this.sentUpTo, seq);
     this.ownInFlight.set(seq, digestOf(event));
     // Bounded: one never read back (trimmed before this node read it) would otherwise stay for good.
     if (this.ownInFlight.size <= MAX_OWN_IN_FLIGHT) return;
@@ -157,15 +178,16 @@ export class DeliveryLedger {
   }
 
   /**
-   * Own event `from` is resent as `to` (a later `seq`): if it was applied at once, its copy as `to` must not be,
+   * Own event `from` is resent as `to` (a later `seq`): if it was applied already, its copy as `to` must not be,
    * and neither must `from` if that publish did reach the stream after all.
    */
   restamp(from: number, to: number): void {
+    this.queuedAfter.delete(from);
     const digest = this.appliedAtOnce.get(from);
     if (digest !== undefined) this.appliedAtOnce.set(to, digest);
   }
 
-  /** Own events applied at once whose copy from the stream has not been read, and may still come (diagnostics, tests). */
+  /** Own events applied whose copy from the stream may still come, or is queued to be sent (diagnostics, tests). */
   get awaitingOwn(): number {
     return this.appliedAtOnce.size;
   }
@@ -215,15 +237,19 @@ export class DeliveryLedger {
   }
 
   /**
-   * A node publishes its own events in `seq` order (its queue is sorted), so once `seq` is read back, an own event
-   * applied at once below it that was not read will never be: its queue overflowed while Redis was away and was
-   * dropped (every node was told that everything changed). Forgotten, or a long outage would keep every one.
+   * A node sends its own events in `seq` order (its queue is sorted, a resend goes under a new `seq`), so once `read`
+   * is read back, an own event sent below it that was not read never comes back under its `seq`. One queued to be
+   * sent again comes back under the `seq` it is resent as, read after `read` (the later publish that went out while
+   * its own failed): its mark stays, unless an own event sent after it was queued is read back. The flush that sent
+   * that one would have sent it first: it was dropped, as its queue overflowed while Redis was away (every node was
+   * told that everything changed). Forgotten, or a long outage would keep every one.
    */
-  private forgetAppliedUpTo(seq: number): void {
-    // Added in increasing order, so the map iterates in it.
-    for (const applied of this.appliedAtOnce.keys()) {
-      if (applied > seq) return;
-      this.appliedAtOnce.delete(applied);
+  private forgetAppliedUpTo(read: number): void {
+    for (const seq of this.appliedAtOnce.keys()) {
+      const queuedAfter = this.queuedAfter.get(seq);
+      if (queuedAfter === undefined ? seq > read : read <= queuedAfter) continue;
+      this.appliedAtOnce.delete(seq);
+      this.queuedAfter.delete(seq);
     }
   }
 }

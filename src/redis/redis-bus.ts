@@ -107,8 +107,6 @@ class RedisStreamBus implements RedisBus {
   private readonly actor: Actor<typeof redisBusMachine>;
   private connections: BusConnections | undefined;
   private seq = 0;
-  /** The highest `seq` handed to Redis so far: a resend below it goes under a new one (`send`). */
-  private highestSent = 0;
   private current: RedisBusHealth = 'connecting';
 
   constructor(options: RedisBusOptions) {
@@ -244,11 +242,10 @@ class RedisStreamBus implements RedisBus {
     const event = parseChangeEvent(queued.payload);
     if (!writer || !event) return;
     let entry = queued;
-    if (entry.seq < this.highestSent) {
+    if (entry.seq < this.ledger.highestSent) {
       entry = { seq: ++this.seq, payload: queued.payload };
       this.ledger.restamp(queued.seq, entry.seq);
     }
-    this.highestSent = Math.max(this.highestSent, entry.seq);
     this.ledger.sending(entry.seq, entry.payload);
     writer
       .sendCommand(publishCommand(this.keys, this.maxLen, this.nodeId, entry.seq, entry.payload))

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { DeliveryLedger } from '../../src/redis/delivery-ledger.ts';
+
+/** The event a node published as `seq` in these tests (a copy sent again holds the same). */
+const ev = (seq: number) => `{"type":"resource_updated","uri":"test://${seq}"}`;
+
+const own = (seq: number, ordinal: number, event = ev(seq)) => ({ id: `${ordinal}-0`, ordinal, origin: 'self', seq, event });
+
+function ledger(): DeliveryLedger {
+  const fresh = new DeliveryLedger('self');
+  fresh.reconcile({ epoch: 'e', ordinal: 0, id: '0-0' });
+  return fresh;
+}
+
+describe('delivery ledger: own events resent under a new seq after a later one was read back', () => {
+  it('one refused while a later one went through keeps its mark until its resend is read back', () => {
+    // Sent 1 and 2; Redis refused 1 (applied at once) and carried out 2, read back (in the catch-up) before 1 is resent.
+    const refused = ledger();
+    refused.sending(1, ev(1));
+    refused.sending(2, ev(2));
+    expect(refused.applyOwnAtOnce(1, ev(1))).toBe(true);
+    expect(refused.accept(own(2, 1))).toEqual({ gap: false, apply: true });
+    expect(refused.awaitingOwn).toBe(1);
+    refused.restamp(1, 3);
+    refused.sending(3, ev(1));
+    expect(refused.accept(own(3, 2, ev(1)))).toEqual({ gap: false, apply: false });
+    expect(refused.awaitingOwn).toBe(0);
+  });
+
+  it('ones of unknown outcome that did land and were read back are not applied again when resent', () => {
+    // Sent 1 and 2; the link dropped with both answers lost (both applied at once); both had landed.
+    const both = ledger();
+    both.sending(1, ev(1));
+    both.sending(2, ev(2));
+    expect(both.applyOwnAtOnce(1, ev(1))).toBe(true);
+    expect(both.applyOwnAtOnce(2, ev(2))).toBe(true);
+    expect(both.accept(own(1, 1))).toEqual({ gap: false, apply: false });
+    expect(both.accept(own(2, 2))).toEqual({ gap: false, apply: false });
+    // Once live again: 1 is below the highest sent, so it goes as 3; 2 is then below 3 and goes as 4.
+    both.restamp(1, 3);
+    both.sending(3, ev(1));
+    both.restamp(2, 4);
+    both.sending(4, ev(2));
+    expect(both.accept(own(3, 3, ev(1)))).toEqual({ gap: false, apply: false });
+    expect(both.accept(own(4, 4, ev(2)))).toEqual({ gap: false, apply: false });
+    expect(both.awaitingOwn).toBe(0);
+  });
+
+  it('ones read back (and applied) before their publish was reported failed are not applied again when resent', () => {
+    // Sent 1 and 2, both read back; then the writer's link dropped with both answers still on the way.
+    const read = ledger();
+    read.sending(1, ev(1));
+    read.sending(2, ev(2));
+    expect(read.accept(own(1, 1))).toEqual({ gap: false, apply: true });
+    expect(read.accept(own(2, 2))).toEqual({ gap: false, apply: true });
+    expect(read.applyOwnAtOnce(1, ev(1))).toBe(false);
+    expect(read.applyOwnAtOnce(2, ev(2))).toBe(false);
+    read.restamp(1, 3);
+    read.sending(3, ev(1));
+    read.restamp(2, 4);
+    read.sending(4, ev(2));
+    expect(read.accept(own(3, 3, ev(1)))).toEqual({ gap: false, apply: false });
+    expect(read.accept(own(4, 4, ev(2)))).toEqual({ gap: false, apply: false });
+    expect(read.awaitingOwn).toBe(0);
+  });
+
+  it('keeps queued marks past an earlier own event read back, and forgets a dropped queue once one sent after it is read', () => {
+    const outage = ledger();
+    outage.sending(1, ev(1));
+    outage.sending(2, ev(2));
+    expect(outage.applyOwnAtOnce(1, ev(1))).toBe(true);
+    expect(outage.accept(own(2, 1))).toEqual({ gap: false, apply: true });
+    // Redis went away again before 1 was resent: a long outage, its queue overflowed and was dropped.
+    for (let seq = 3; seq <= 1_002; seq++) expect(outage.applyOwnAtOnce(seq, ev(seq))).toBe(true);
+    expect(outage.awaitingOwn).toBe(1_001);
+    // Once live again, only the announcement goes out; read back, it proves the rest will never come.
+    outage.sending(1_003, '{"type":"everything_changed"}');
+    expect(outage.accept(own(1_003, 2, '{"type":"everything_changed"}'))).toEqual({ gap: false, apply: true });
+    expect(outage.awaitingOwn).toBe(0);
+  });
+});
