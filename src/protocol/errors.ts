@@ -105,6 +105,21 @@ export class ConnectionLostError extends McpActorsError {
   }
 }
 
+/**
+ * A request that was not resent after its HTTP POST failed before any response header (the server closed the
+ * socket under it, as a keep-alive socket closed while idle does): the server may or may not have read and run it,
+ * so its outcome is unknown. Only a `tools/call` fails so (a tool may act; every other request is resent once), and
+ * only when the server still answers (an OPTIONS on a fresh connection): the connection stays up, its other requests
+ * go on. Check the tool's effect before calling it again. The fetch error is the `cause`.
+ */
+export class OutcomeUnknownError extends McpActorsError {
+  override readonly name = 'OutcomeUnknownError';
+  readonly code = 'outcome_unknown';
+  constructor(/** The request's method. */ readonly method: string, /** The request's id. */ readonly requestId: RequestId, options?: { cause?: unknown }) {
+    super(`${method} (request ${String(requestId)}) failed before any response: the server may or may not have run it`, options);
+  }
+}
+
 /** An HTTP response stream for one request ended without a JSON-RPC response. */
 export class StreamEndedError extends McpActorsError {
   override readonly name = 'StreamEndedError';

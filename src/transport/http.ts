@@ -37,14 +37,16 @@
  *
  * A POST reset before any response header (a keep-alive socket the server
  * closed while idle) goes again, once, on a fresh connection, unless it is a
- * `tools/call`, which a tool may have acted on. An unreachable server (a
- * refused connection, such a POST reset (again),
- * a GET stream that ends and cannot be resumed, a 404 for our session) ends
- * the transport with `closed({ type: 'failed' })`; the connection then
- * reconnects and reports a gap (`reconnected`), so listeners and the cache
- * refetch.
+ * `tools/call`, which a tool may have acted on: then an OPTIONS (resent so
+ * too) asks whether the server is there, and when it answers, that call alone
+ * fails with OutcomeUnknownError and the transport stays open (one stale
+ * socket says nothing of the server). An unreachable server (a refused
+ * connection, a resend or that OPTIONS reset again, a GET stream that ends and
+ * cannot be resumed, a 404 for our session) ends the transport with
+ * `closed({ type: 'failed' })`; the connection then reconnects and reports a
+ * gap (`reconnected`), so listeners and the cache refetch.
  */
-import { HttpStatusError, NotConnectedError, StreamEndedError, TransportStartError } from '../protocol/errors.ts';
+import { HttpStatusError, NotConnectedError, OutcomeUnknownError, StreamEndedError, TransportStartError } from '../protocol/errors.ts';
 import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { authHooks, type AuthHook } from './auth/http-hook.ts';
@@ -207,7 +209,8 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
         response = await this.post(endpoint, message, body, controller);
       } catch (error) {
         this.fetches.end(controller);
-        if (!controller.signal.aborted) this.fail(error);
+        // An outcome unknown is that request's alone: the transport stays open for the others.
+        if (!controller.signal.aborted && !(error instanceof OutcomeUnknownError)) this.fail(error);
         throw error;
       }
       try {
@@ -238,15 +241,37 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
   }
 
   /** One POST of `message`, with the headers of the era and the current bearer token. */
-  private post(endpoint: URL, message: JsonRpcMessage, body: string, controller: AbortController): Promise<Response> {
+  private async post(endpoint: URL, message: JsonRpcMessage, body: string, controller: AbortController): Promise<Response> {
     const init = { method: 'POST', headers: this.postHeaders(message), body, signal: controller.signal };
+    if (!isToolCall(message)) return this.fetchResending(endpoint, init);
+    try {
+      return await this.fetch(endpoint, init);
+    } catch (error) {
+      if (controller.signal.aborted || !isClosedSocket(error)) throw error;
+      // A tools/call is not resent: the server may have read it, and a tool may act; run twice, it could act twice.
+      // Whether the server is still there is asked safely instead (an OPTIONS without the session, resent once as a
+      // POST is): one that answers lost only a stale socket, and the call fails alone; one that does not is gone, as
+      // a refusal says. Not a HEAD: frameworks route a HEAD to the GET handler, which may open an event stream.
+      const probe = { method: 'OPTIONS', headers: this.baseHeaders(), signal: controller.signal };
+      // Any status will do; its body is not read.
+      const answered = await this.fetchResending(endpoint, probe).then(
+        (response) => response.body?.cancel().then(() => true, () => true) ?? true,
+        () => false,
+      );
+      if (!answered) throw error;
+      throw new OutcomeUnknownError(message.method, message.id, { cause: error });
+    }
+  }
+
+  /**
+   * A fetch that goes again, once, when it failed on a socket the server had closed. A keep-alive socket the server
+   * closed while idle fails the next request on it ("other side closed"); the fetch rejected before any response
+   * header, so the server answered nothing, and the request goes again on a fresh connection, as browsers resend on
+   * a reused connection (RFC 9110 §9.2.2). A timeout, a refused connection or a DNS error is not a closed socket.
+   */
+  private fetchResending(endpoint: URL, init: RequestInit & { signal: AbortSignal }): Promise<Response> {
     return this.fetch(endpoint, init).catch((error: unknown) => {
-      // A keep-alive socket the server closed while idle fails the next POST on it ("other side closed").
-      // The fetch rejected before any response header, so the server answered nothing: the message goes
-      // again, once, on a fresh connection, as browsers resend on a reused connection (RFC 9110 §9.2.2).
-      // Not a tools/call: the server may have read it, and a tool may act; run twice, it could act twice.
-      // A timeout, a refused connection or a DNS error is not a closed socket.
-      if (isToolCall(message) || controller.signal.aborted || !isClosedSocket(error)) throw error;
+      if (init.signal.aborted || !isClosedSocket(error)) throw error;
       return this.fetch(endpoint, init);
     });
   }
@@ -335,7 +360,7 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
 }
 
 /** A `tools/call` request: the one request whose repetition may repeat an effect (a tool may act). */
-const isToolCall = (message: JsonRpcMessage): boolean => 'method' in message && 'id' in message && message.method === 'tools/call';
+const isToolCall = (message: JsonRpcMessage): message is JsonRpcRequest => isRequest(message) && message.method === 'tools/call';
 
 /** undici's fetch failing because the peer closed the socket under it (the cause's code says so). */
 function isClosedSocket(error: unknown): boolean {
