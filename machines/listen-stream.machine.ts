@@ -32,6 +32,19 @@ export interface SlowConsumer {
   maxPendingBytes: number;
 }
 
+/**
+ * The client did not read its answers: more than `maxQueuedBytes` of answers and request-scoped notifications (or,
+ * on a legacy GET stream, what went on it directly) waited unread on one stdio connection or HTTP stream.
+ */
+export interface QueueOverflow {
+  /** The client did not read what it was sent: the same type as a listen stream's `SlowConsumer`. */
+  type: 'slow_consumer';
+  /** What passed its bound: the bytes of waiting answers and request-scoped notifications. */
+  exceeded: 'queued_bytes';
+  /** The bound that was passed (`maxQueuedBytes`). */
+  maxQueuedBytes: number;
+}
+
 /** How a listen stream ended. */
 export type StreamEndReason =
   /** The client cancelled: notifications/cancelled (stdio) or a closed response stream (HTTP). */

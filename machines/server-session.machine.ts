@@ -23,7 +23,7 @@
  * session) there is no such limit.
  */
 import { assign, setup } from 'xstate';
-import type { SlowConsumer } from './listen-stream.machine.ts';
+import type { QueueOverflow, SlowConsumer } from './listen-stream.machine.ts';
 
 /** Why the server ended a legacy session; switch on `type`. */
 export type SessionEndReason =
@@ -31,6 +31,8 @@ export type SessionEndReason =
   | { type: 'transport_closed' }
   | { type: 'server_shutdown' }
   | SlowConsumer
+  /** Its client did not read its legacy GET stream while more than `maxQueuedBytes` went on it directly. */
+  | QueueOverflow
   /** Nothing held the session open and no activity came for `idleMs`. */
   | { type: 'idle_timeout'; idleMs: number }
   /** The client did not complete initialization (`notifications/initialized`) within `initializeMs` of the start. */

@@ -15,6 +15,13 @@
  *
  * A session of a revision that has JSON-RPC batches takes a batch POST and
  * answers it with one JSON array once every request in it is done.
+ *
+ * What waits unread on the GET stream is bounded as on any answer stream: a
+ * client that stops reading it while more than `maxQueuedBytes` of the
+ * messages pushed to it directly wait (its batched requests' asks; change
+ * events count in the session's lane) has its session ended, as one whose
+ * change events pile up does (legacy-session.ts): the GET stream ends, its
+ * running requests abort with SlowConsumerError, which a batch answers them with.
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
@@ -22,9 +29,9 @@ import { classifyFrame, type JsonRpcNotification, type JsonRpcRequest, type Json
 import { acceptsBatches, isLegacyVersion } from '../protocol/versions.ts';
 import { BatchReply } from './batch-reply.ts';
 import type { ServerCore } from './core.ts';
-import { idInUseError, InvalidRequestError, LimitExceededError, type WireError } from './errors.ts';
+import { idInUseError, InvalidRequestError, LimitExceededError, SlowConsumerError, type WireError } from './errors.ts';
 import { HttpReply, keepAlive, openSse, sendJson, sendStatus, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
-import { Outbox } from './outbox.ts';
+import { Outbox, type QueueOverflow } from './outbox.ts';
 import { ReplayBuffer } from './replay-buffer.ts';
 import { replayBoundsOf, SessionPostStreams } from './session-post-streams.ts';
 import type { LegacySession } from './legacy-session.ts';
@@ -32,17 +39,23 @@ import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.ts';
 import { requestKey } from './json-values.ts';
 import type { ReplyChannel } from './request-context.ts';
+import { settledWithin } from './settled-within.ts';
 
 interface SessionRecord {
   session: LegacySession;
   inflight: Map<string, AbortController>;
-  /** Unsolicited messages; parked (queued, bounded by the session's lane) while no GET stream is open. */
+  /**
+   * Unsolicited messages; parked (queued, bounded by the session's lane) while no GET stream is open. What is pushed
+   * to it directly (batched requests' asks) is bounded by `maxQueuedBytes` (`shed`).
+   */
   outbox: Outbox;
   /** What the GET stream wrote lately, for a reconnect with `Last-Event-ID`. */
   replay: ReplayBuffer;
   getStream: HttpResponse | undefined;
   /** Each POST's answer stream, which a client may resume. */
   posts: SessionPostStreams;
+  /** Set when the session ends for a client that did not read its GET stream (`shed`): its requests abort with it. */
+  slowConsumer: SlowConsumerError | undefined;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -51,14 +64,15 @@ const SESSION_HEADER = 'mcp-session-id';
  * A batched request's channel. Its notifications go nowhere (its answer goes in the batch's one JSON array); a
  * request its handler sends the client goes on the session's GET stream, the one stream that can carry it to a
  * client reading the batch as JSON (unrelated to any request, the transport prefers, but then never delivered),
- * and with none open fails at once rather than after the whole `clientRequestTimeoutMs`.
+ * and with none open fails at once rather than after the whole `clientRequestTimeoutMs`; so does an ask that took
+ * what waits unread past `maxQueuedBytes` (the session is shed then, its stream ended).
  */
 const batchedChannel = (record: SessionRecord): ReplyChannel => ({
   notify: () => Promise.resolve(),
   sendRequest(json) {
     if (!record.getStream) return false;
     record.outbox.push(json);
-    return true;
+    return record.outbox.accepts;
   },
 });
 
@@ -83,10 +97,11 @@ export class LegacyHttpSessions {
     const id = randomUUID();
     const session = this.core.newSession(id, () => this.forget(id), { initializeMs: this.core.limits.initializeTimeoutMs });
     const replay = new ReplayBuffer(replayBoundsOf(this.core.limits));
-    const outbox = new Outbox(undefined, (json) => replay.frame(json), this.core.limits.outboxHighWater);
+    const bound = { maxBytes: this.core.limits.maxQueuedBytes, overflowed: (overflow: QueueOverflow) => this.shed(id, overflow) };
+    const outbox = new Outbox(undefined, (json) => replay.frame(json), this.core.limits.outboxHighWater, { bound });
     session.attach(outbox);
     const posts = new SessionPostStreams(id, this.core.limits, this.keepAliveMs);
-    const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined, posts };
+    const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined, posts, slowConsumer: undefined };
     this.records.set(id, record);
     const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, { highWater: 1 }), new AbortController().signal);
     if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
@@ -162,7 +177,10 @@ export class LegacyHttpSessions {
           controllers.push(admitted.controller);
           batch.track(
             this.serve(record, request, batchedChannel(record), admitted.controller).then((outcome) => {
-              if (admitted.controller.signal.aborted || outcome.kind === 'listen') return;
+              const { signal } = admitted.controller;
+              // Shed for a GET stream its client did not read: answered with why, as an answer stream would be.
+              if (signal.aborted && signal.reason instanceof SlowConsumerError) return batch.answer(errorFrame(request.id, signal.reason));
+              if (signal.aborted || outcome.kind === 'listen') return;
               batch.answer(outcome.kind === 'result' ? resultFrame(request.id, outcome.result) : errorFrame(request.id, outcome.error));
             }),
           );
@@ -289,14 +307,32 @@ export class LegacyHttpSessions {
     }
   }
 
+  /**
+   * The session's client let more than `maxQueuedBytes` wait unread on its GET stream: the session ends, as it does
+   * when its change events pile up (its lane's SlowConsumer), and its running requests abort with SlowConsumerError.
+   */
+  private shed(id: string, overflow: QueueOverflow): void {
+    const record = this.records.get(id);
+    if (!record) return;
+    record.slowConsumer = new SlowConsumerError(overflow.maxQueuedBytes);
+    record.session.end(overflow);
+  }
+
   private forget(id: string): void {
     const record = this.records.get(id);
     if (!record) return;
     this.records.delete(id);
-    for (const controller of record.inflight.values()) controller.abort();
+    for (const controller of record.inflight.values()) controller.abort(record.slowConsumer);
     record.outbox.close();
     record.posts.dropAll();
+    const stream = record.getStream;
+    if (!stream) return;
     // Closing on purpose: say when to come back (the session is gone, so the client then starts a new one).
-    record.getStream?.end(sseRetryFrame(this.core.limits.sseRetryMs));
+    const closed = new Promise<void>((resolve) => stream.once('close', resolve));
+    stream.end(sseRetryFrame(this.core.limits.sseRetryMs));
+    // A client that does not read the end (nor close) would hold the socket and what it buffers: cut then.
+    void settledWithin(closed, this.core.limits.finishTimeoutMs).then((ended) => {
+      if (!ended) stream.destroy();
+    });
   }
 }

@@ -66,7 +66,10 @@
  *   'queued_bytes' }`, and a line says so on stderr); an HTTP response stream
  *   answers its request with -32000 (`data.reason = 'slow_consumer'`,
  *   `data.exceeded = 'queued_bytes'`, `data.limit = 'maxQueuedBytes'`) and ends,
- *   its handler's signal aborted.
+ *   its handler's signal aborted. A legacy session's GET stream is bounded so
+ *   for what goes on it directly (a batched request's asks): past it the session
+ *   ends (its reason this overflow), its GET stream ends (cut `finishTimeoutMs`
+ *   later if still unread), its running requests abort with SlowConsumerError.
  * - `finishTimeoutMs` (default 5,000): how long a graceful listen completion
  *   may take to flush before the stream is cut.
  * - `drainTimeoutMs` (default 10,000): how long `close()` lets the requests

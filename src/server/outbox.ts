@@ -22,16 +22,21 @@
  * queue is at its high-water mark, or while half of `bound.maxBytes` waits.
  *
  * The high-water mark counts frames, not bytes. An outbox with a `bound`
- * (stdio connections, HTTP answer streams) also bounds the UTF-8 bytes of its
- * answers and directly pushed notifications (lane frames have their lane's
- * bound): a frame that would take them past `bound.maxBytes` while the sink
- * does not drain tells the owner, which closes the outbox: everything waiting
- * is dropped, only the owner's last frame is written, nothing more is
- * accepted. A single frame larger than the bound, alone in the queue, is still
- * written. Without it a client that stops reading would keep `highWater`
- * frames of any size, and every answer of its running requests.
+ * (stdio connections, HTTP answer streams, a legacy session's GET stream)
+ * also bounds the UTF-8 bytes of its answers and directly pushed messages
+ * (lane frames have their lane's bound, and count only there): a frame that
+ * would take them past `bound.maxBytes` while the sink does not drain tells
+ * the owner, which closes the outbox: everything waiting is dropped, only the
+ * owner's last frame is written, nothing more is accepted. A single frame
+ * larger than the bound, alone in the queue, is still written. Without it a
+ * client that stops reading would keep `highWater` frames of any size, and
+ * every answer of its running requests (and, on a GET stream, whose pushers
+ * never wait for room, every ask of its session's batched requests).
  */
 import type { Lane } from './lane.ts';
+import type { QueueOverflow } from '../../machines/listen-stream.machine.ts';
+
+export type { QueueOverflow };
 
 /** Where an outbox writes: the part of a Node Writable it uses. */
 export interface FrameSink {
@@ -51,16 +56,6 @@ export interface FrameSink {
  */
 export interface Pacing {
   sliceChars: number;
-}
-
-/** Why a bounded outbox gave up on its client: more than `maxQueuedBytes` waited while it did not read. */
-export interface QueueOverflow {
-  /** The client did not read what it was sent: the same type as a listen stream's `SlowConsumer`. */
-  type: 'slow_consumer';
-  /** What passed its bound: the bytes of waiting answers and request-scoped notifications. */
-  exceeded: 'queued_bytes';
-  /** The bound that was passed (`maxQueuedBytes`). */
-  maxQueuedBytes: number;
 }
 
 /** The byte bound of an outbox (the limit `maxQueuedBytes`) and who is told when a client passes it. */
@@ -146,6 +141,11 @@ export class Outbox {
   /** Whether the sink takes writes now (not parked, not waiting for 'drain'). */
   get draining(): boolean {
     return this.sink !== undefined && !this.blocked;
+  }
+
+  /** Whether a push is still taken: false once closed (by its owner, or past its bound, where the push that passed it is the first refused). */
+  get accepts(): boolean {
+    return !this.closed;
   }
 
   /** Nothing queued and the sink is not waiting to drain. */
