@@ -8,6 +8,7 @@
  * machine, which owns the timeout; when the asking request is cancelled or the
  * wait times out, the client is told with `notifications/cancelled`.
  */
+import { setMaxListeners } from 'node:events';
 import { createActor, toPromise, type Actor } from 'xstate';
 import { clientRequestMachine, type ClientRequestOutcome } from '../../machines/client-request.machine.ts';
 import type { JsonObject, JsonRpcResponse } from '../protocol/jsonrpc.ts';
@@ -28,6 +29,9 @@ export class ClientRequests {
 
   /** The asker for one request of this session: its channel carries the asks, its signal cancels them. */
   askerFor(channel: ReplyChannel, signal: AbortSignal): ClientAsker {
+    // Each ask waits on the request's signal (ours, one per request): a handler may ask many at once, past Node's
+    // default of 10 listeners, which would warn of a leak.
+    setMaxListeners(0, signal);
     return { refusesUndeclared: 'handler_failure', ask: (method, params) => this.send(method, params, channel, signal) };
   }
 
@@ -43,7 +47,10 @@ export class ClientRequests {
 
   /** The session ended: nothing pending will be answered. */
   close(): void {
-    for (const actor of [...this.pending.values()]) actor.send({ type: 'peer.gone' });
+    for (const actor of [...this.pending.values()]) {
+      // One its asking request's abort already settled is done, and leaves `pending` a microtask later.
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'peer.gone' });
+    }
   }
 
   private async send(method: ClientMethod, params: JsonObject, channel: ReplyChannel, signal: AbortSignal): Promise<JsonObject> {

@@ -4,10 +4,12 @@
  * correlation of answers by id over an in-memory channel.
  */
 import { createActor, SimulatedClock } from 'xstate';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clientRequestMachine } from '../../machines/client-request.machine.ts';
 import { ClientRequests } from '../../src/server/client-requests.ts';
 import { ClientRequestCancelledError, ClientRequestRefusedError } from '../../src/server/errors.ts';
+
+afterEach(() => void vi.restoreAllMocks());
 
 describe('client-request machine', () => {
   it('times out after askTimeout, not before', () => {
@@ -88,5 +90,39 @@ describe('ClientRequests', () => {
     requests.close();
     await expect(pending).rejects.toEqual(new ClientRequestCancelledError('roots/list', 'session_ended'));
     expect(told).toEqual([]);
+  });
+
+  it('asks many at once for one request without Node warning of a listener leak on its signal', async () => {
+    const { requests, channel, written } = harness();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const controller = new AbortController();
+      const asker = requests.askerFor(channel, controller.signal);
+      const asks = Array.from({ length: 12 }, (_, index) => asker.ask('roots/list', {}, `k${index}`));
+      // Each ask writes in a later turn; a warning is emitted on the next tick after the listener that passed 10.
+      await vi.waitFor(() => expect(written).toHaveLength(12));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      controller.abort();
+      for (const ask of asks) await expect(ask).rejects.toMatchObject({ why: 'request_cancelled' });
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
+  it('sends nothing to the asks its asking request\'s abort settled when the session ends right after', async () => {
+    const { requests, channel, nextWrite } = harness();
+    const warn = vi.spyOn(console, 'warn');
+    const controller = new AbortController();
+    const wrote = nextWrite();
+    const pending = requests.askerFor(channel, controller.signal).ask('roots/list', {}, 'k');
+    await wrote;
+    // As a session shed for its client does: its requests abort, then it closes what they asked.
+    controller.abort();
+    requests.close();
+    await expect(pending).rejects.toMatchObject({ why: 'request_cancelled' });
+    expect(warn.mock.calls.filter(([text]) => String(text).includes('stopped actor'))).toEqual([]);
   });
 });
