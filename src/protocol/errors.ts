@@ -109,7 +109,7 @@ export class ConnectionLostError extends McpActorsError {
  * A request that was not resent after its HTTP POST failed before any response header (the server closed the
  * socket under it, as a keep-alive socket closed while idle does): the server may or may not have read and run it,
  * so its outcome is unknown. Only a `tools/call` fails so (a tool may act; every other request is resent once), and
- * only when the server still answers (an OPTIONS on a fresh connection): the connection stays up, its other requests
+ * only when something still answers an OPTIONS there (any status, within 5 s): the connection stays up, its other requests
  * go on. Check the tool's effect before calling it again. The fetch error is the `cause`.
  */
 export class OutcomeUnknownError extends McpActorsError {

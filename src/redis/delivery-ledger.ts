@@ -246,6 +246,9 @@ export class DeliveryLedger {
    */
   private forgetAppliedUpTo(read: number): void {
     for (const seq of this.appliedAtOnce.keys()) {
+      // Sent and its outcome not back yet (the reader may hand back a later own event before the writer's refusal
+      // of this one): a refusal makes it queued again, and applied already.
+      if (this.ownInFlight.has(seq)) continue;
       const queuedAfter = this.queuedAfter.get(seq);
       if (queuedAfter === undefined ? seq > read : read <= queuedAfter) continue;
       this.appliedAtOnce.delete(seq);

@@ -59,7 +59,7 @@ import { openGetStream } from './legacy-get-stream.ts';
 import { readRequestResponse, type RequestResponseHost } from './http-request-response.ts';
 import { DEFAULT_STALL_AFTER_MS } from './silence-watch.ts';
 import { OpenFetches } from './open-fetches.ts';
-import { redirectingFetch } from './redirects.ts';
+import { HttpRedirectError, redirectingFetch } from './redirects.ts';
 import type { ResumeOptions } from './resumable-stream.ts';
 import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
@@ -104,6 +104,8 @@ const POST_COST_BYTES = 4 * 1024;
 
 /** How long `close()` waits for the server to answer the session DELETE. */
 const DELETE_TIMEOUT_MS = 5_000;
+/** How long the OPTIONS asking whether the server is there (after a tools/call's POST was reset) may take. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 /** The Streamable HTTP transport of both eras, as a factory: every connection attempt gets a fresh transport sharing one authorization state. */
 export const httpTransport = (options: HttpTransportOptions): TransportFactory => {
@@ -252,11 +254,13 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
       // Whether the server is still there is asked safely instead (an OPTIONS without the session, resent once as a
       // POST is): one that answers lost only a stale socket, and the call fails alone; one that does not is gone, as
       // a refusal says. Not a HEAD: frameworks route a HEAD to the GET handler, which may open an event stream.
-      const probe = { method: 'OPTIONS', headers: this.baseHeaders(), signal: controller.signal };
-      // Any status will do; its body is not read.
+      // Bounded: a server that does not answer it soon counts as gone, as one that refuses it does.
+      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]);
+      const probe = { method: 'OPTIONS', headers: this.baseHeaders(), signal };
+      // Any status will do, a redirect we do not follow too; its body is not read.
       const answered = await this.fetchResending(endpoint, probe).then(
         (response) => response.body?.cancel().then(() => true, () => true) ?? true,
-        () => false,
+        (probeError: unknown) => probeError instanceof HttpRedirectError,
       );
       if (!answered) throw error;
       throw new OutcomeUnknownError(message.method, message.id, { cause: error });

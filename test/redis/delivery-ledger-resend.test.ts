@@ -78,4 +78,32 @@ describe('delivery ledger: own events resent under a new seq after a later one w
     expect(outage.accept(own(1_003, 2, '{"type":"everything_changed"}'))).toEqual({ gap: false, apply: true });
     expect(outage.awaitingOwn).toBe(0);
   });
+  it('one applied at once and sent again keeps its mark when a later own event is read back before its refusal', () => {
+    // Published while Redis was away (applied at once), flushed with a later one; Redis refuses it and takes the next,
+    // and the reader hands the next back before the writer's refusal is handled (two sockets, either may come first).
+    const early = ledger();
+    expect(early.applyOwnAtOnce(1, ev(1))).toBe(true);
+    early.sending(1, ev(1));
+    early.sending(2, ev(2));
+    expect(early.accept(own(2, 1))).toEqual({ gap: false, apply: true });
+    expect(early.applyOwnAtOnce(1, ev(1))).toBe(false);
+  });
+
+  it('a resend refused again keeps its mark when a later own event is read back before that refusal', () => {
+    const twice = ledger();
+    twice.sending(1, ev(1));
+    twice.sending(2, ev(2));
+    expect(twice.applyOwnAtOnce(1, ev(1))).toBe(true);
+    expect(twice.accept(own(2, 1))).toEqual({ gap: false, apply: true });
+    twice.restamp(1, 3);
+    twice.sending(3, ev(1));
+    twice.sending(4, ev(4));
+    expect(twice.accept(own(4, 2))).toEqual({ gap: false, apply: true });
+    expect(twice.applyOwnAtOnce(3, ev(1))).toBe(false);
+    // Sent once more as 5 and read back: not applied either, and nothing stays marked.
+    twice.restamp(3, 5);
+    twice.sending(5, ev(1));
+    expect(twice.accept(own(5, 3, ev(1)))).toEqual({ gap: false, apply: false });
+    expect(twice.awaitingOwn).toBe(0);
+  });
 });

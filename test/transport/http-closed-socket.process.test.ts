@@ -9,7 +9,7 @@
  * server destroys sockets on cue; for the client, a loopback proxy does so in
  * front of the real servers.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type McpClient } from '../../src/client/client.ts';
@@ -192,6 +192,35 @@ it('sends a request at most twice: when the resend is reset too, the POST fails 
   await transport.close();
 });
 
+it('takes a redirect answering the OPTIONS as an answer: the tools/call alone fails as outcome unknown', async () => {
+  const url = await listen(async (req, res) => {
+    await bodyOf(req);
+    if (req.method === 'POST') return void req.socket.destroy();
+    res.writeHead(301, { location: 'http://127.0.0.1:1/elsewhere' }).end();
+  });
+  const { transport, events } = await openTransport(url);
+  const error = await rejection(transport.send(request(1, 'tools/call', { name: 'x' })));
+  expect(error).toBeInstanceOf(OutcomeUnknownError);
+  expect(events.closures).toEqual([]);
+  await transport.close();
+});
+
+it('fails the transport when the OPTIONS asking for a reset tools/call gets no answer within its bound', { timeout: 30_000 }, async () => {
+  let probed!: () => void;
+  const probeArrived = new Promise<void>((resolve) => (probed = resolve));
+  const url = await listen(async (req) => {
+    await bodyOf(req);
+    if (req.method === 'POST') return void req.socket.destroy();
+    probed(); // and never answered
+  });
+  const { transport, events } = await openTransport(url);
+  const error = rejection(transport.send(request(1, 'tools/call', { name: 'x' })));
+  await probeArrived;
+  expect(await error).not.toBeInstanceOf(OutcomeUnknownError);
+  expect(events.closures).toMatchObject([{ type: 'failed' }]);
+  await transport.close();
+});
+
 it('fails the transport when a tools/call finds the connection refused: no server is there', async () => {
   // Nothing listens there, and no other test's server can be given that port meanwhile.
   const { transport, events } = await openTransport(`http://127.0.0.1:${await unassignedPort()}/mcp`);
@@ -208,8 +237,10 @@ it('fails the transport when a tools/call finds the connection refused: no serve
  */
 async function resettingProxy(targetPort: number, verdict: (message: PostedMessage) => Verdict) {
   const holds = holding();
+  const probes: IncomingHttpHeaders[] = [];
   const url = await listen(async (req, res) => {
     const body = await bodyOf(req);
+    if (req.method === 'OPTIONS') probes.push(req.headers);
     const forward = () => {
       const upstream = httpRequest({ host: '127.0.0.1', port: targetPort, path: req.url, method: req.method, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -224,7 +255,7 @@ async function resettingProxy(targetPort: number, verdict: (message: PostedMessa
     else if (decided === 'hold') holds.hold(forward);
     else forward();
   });
-  return { url, held: holds.held, release: holds.release };
+  return { url, probes, held: holds.held, release: holds.release };
 }
 
 const { clients, fixtures } = closedAfterEach({ clients: [] as McpClient[], fixtures: [] as HttpFixture[] });
@@ -251,5 +282,8 @@ describe.each<{ kind: HttpFixtureKind; era: 'modern' | 'legacy' }>([
     expect((await held).content).toEqual([{ type: 'text', text: 'held' }]);
     expect((await client.callTool('echo', { text: 'after' })).content).toEqual([{ type: 'text', text: 'after' }]);
     expect(events).toEqual([]);
+    // The probe asks the server, not the session: no session id, so no handler takes it for the session's.
+    expect(proxy.probes.length).toBeGreaterThan(0);
+    expect(proxy.probes.map((headers) => headers['mcp-session-id'])).toEqual(proxy.probes.map(() => undefined));
   });
 });
