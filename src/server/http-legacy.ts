@@ -5,23 +5,18 @@
  * resource updates); DELETE ends the session. Request-scoped progress and log
  * messages go on the POST's own response stream, never to another session.
  *
- * The GET stream is resumable: its events carry ids, it opens with one (and
- * the `retry` interval) before any message, and a GET with `Last-Event-ID`
- * replays what the session's replay buffer kept after that id, or, past the
- * buffer, tells the session's client that everything may have changed.
- * A POST's response stream is resumable too, on its own ids (post-stream.ts,
- * session-post-streams.ts):
- * a GET with one of them takes over that stream and nothing else.
+ * The GET stream is resumable (legacy-get-stream.ts). A POST's response
+ * stream is resumable too, on its own ids (post-stream.ts,
+ * session-post-streams.ts): a GET with one of them takes over that stream and
+ * nothing else.
  *
  * A session of a revision that has JSON-RPC batches takes a batch POST and
  * answers it with one JSON array once every request in it is done.
  *
- * What waits unread on the GET stream is bounded as on any answer stream: a
- * client that stops reading it while more than `maxQueuedBytes` of the
- * messages pushed to it directly wait (its batched requests' asks; change
- * events count in the session's lane) has its session ended, as one whose
- * change events pile up does (legacy-session.ts): the GET stream ends, its
- * running requests abort with SlowConsumerError, which a batch answers them with.
+ * A client that leaves more than `maxQueuedBytes` unread on its GET stream
+ * has its session ended, as one whose change events pile up does
+ * (legacy-session.ts): the GET stream ends, its running requests abort with
+ * SlowConsumerError, which a batch answers them with.
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpRequestHead, HttpResponse } from './http-exchange.ts';
@@ -30,28 +25,21 @@ import { acceptsBatches, isLegacyVersion } from '../protocol/versions.ts';
 import { BatchReply } from './batch-reply.ts';
 import type { ServerCore } from './core.ts';
 import { idInUseError, InvalidRequestError, LimitExceededError, SlowConsumerError, type WireError } from './errors.ts';
-import { HttpReply, keepAlive, openSse, sendJson, sendStatus, ssePrimingFrame, sseRetryFrame } from './http-io.ts';
-import { Outbox, type QueueOverflow } from './outbox.ts';
-import { ReplayBuffer } from './replay-buffer.ts';
-import { replayBoundsOf, SessionPostStreams } from './session-post-streams.ts';
+import { HttpReply, sendJson, sendStatus } from './http-io.ts';
+import { SessionGetStream } from './legacy-get-stream.ts';
+import type { QueueOverflow } from './outbox.ts';
+import { SessionPostStreams } from './session-post-streams.ts';
 import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.ts';
 import { requestKey } from './json-values.ts';
 import type { ReplyChannel } from './request-context.ts';
-import { settledWithin } from './settled-within.ts';
 
 interface SessionRecord {
   session: LegacySession;
   inflight: Map<string, AbortController>;
-  /**
-   * Unsolicited messages; parked (queued, bounded by the session's lane) while no GET stream is open. What is pushed
-   * to it directly (batched requests' asks) is bounded by `maxQueuedBytes` (`shed`).
-   */
-  outbox: Outbox;
-  /** What the GET stream wrote lately, for a reconnect with `Last-Event-ID`. */
-  replay: ReplayBuffer;
-  getStream: HttpResponse | undefined;
+  /** Unsolicited messages and batched requests' asks; what waits unread past `maxQueuedBytes` sheds the session. */
+  getStream: SessionGetStream;
   /** Each POST's answer stream, which a client may resume. */
   posts: SessionPostStreams;
   /** Set when the session ends for a client that did not read its GET stream (`shed`): its requests abort with it. */
@@ -64,18 +52,14 @@ const SESSION_HEADER = 'mcp-session-id';
  * A batched request's channel. Its notifications go nowhere (its answer goes in the batch's one JSON array); a
  * request its handler sends the client goes on the session's GET stream, the one stream that can carry it to a
  * client reading the batch as JSON (unrelated to any request, the transport prefers, but then never delivered),
- * and with none open fails at once rather than after the whole `clientRequestTimeoutMs`; so does an ask that took
- * what waits unread past `maxQueuedBytes` (the session is shed then, its stream ended).
+ * and fails at once when none is open or the ask is one too many unread (`SessionGetStream.ask`).
  */
 const batchedChannel = (record: SessionRecord): ReplyChannel => ({
   notify: () => Promise.resolve(),
-  sendRequest(json) {
-    if (!record.getStream) return false;
-    record.outbox.push(json);
-    return record.outbox.accepts;
-  },
+  sendRequest: (json) => record.getStream.ask(json),
 });
 
+/** The legacy-era sessions of one HTTP endpoint: their lifecycle, and each request routed to its session. */
 export class LegacyHttpSessions {
   private readonly records = new Map<string, SessionRecord>();
 
@@ -96,12 +80,9 @@ export class LegacyHttpSessions {
     }
     const id = randomUUID();
     const session = this.core.newSession(id, () => this.forget(id), { initializeMs: this.core.limits.initializeTimeoutMs });
-    const replay = new ReplayBuffer(replayBoundsOf(this.core.limits));
-    const bound = { maxBytes: this.core.limits.maxQueuedBytes, overflowed: (overflow: QueueOverflow) => this.shed(id, overflow) };
-    const outbox = new Outbox(undefined, (json) => replay.frame(json), this.core.limits.outboxHighWater, { bound });
-    session.attach(outbox);
+    const getStream = new SessionGetStream(session, this.core.limits, this.keepAliveMs, (overflow) => this.shed(id, overflow));
     const posts = new SessionPostStreams(id, this.core.limits, this.keepAliveMs);
-    const record: SessionRecord = { session, inflight: new Map(), outbox, replay, getStream: undefined, posts, slowConsumer: undefined };
+    const record: SessionRecord = { session, inflight: new Map(), getStream, posts, slowConsumer: undefined };
     this.records.set(id, record);
     const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, { highWater: 1 }), new AbortController().signal);
     if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
@@ -213,31 +194,7 @@ export class LegacyHttpSessions {
     const header = req.headers['last-event-id'];
     const lastEventId = Array.isArray(header) ? header[0] : header;
     if (lastEventId?.startsWith('p')) return record.posts.resume(res, lastEventId);
-    if (record.getStream) {
-      if (lastEventId === undefined) {
-        const error = new InvalidRequestError('Conflict: this session already has a GET stream');
-        return sendJson(res, 409, errorFrame(null, error));
-      }
-      // A resume: the client has given up on the old stream, whether or not its socket told us yet.
-      record.getStream.end();
-    }
-    record.getStream = res;
-    record.session.hold();
-    res.once('close', () => record.session.release());
-    openSse(res, { 'mcp-session-id': record.session.id });
-    const missed = lastEventId === undefined ? undefined : record.replay.since(lastEventId);
-    // A fresh stream, or a gap: the client's cursor starts at the last id written; everything after it comes.
-    if (missed === undefined) res.write(ssePrimingFrame(record.replay.lastId, this.core.limits.sseRetryMs));
-    else res.write(`${sseRetryFrame(this.core.limits.sseRetryMs)}${missed}`);
-    // The stream takes writes before a gap's resync queues anything: its frames go out as it drains, never parked.
-    record.outbox.retarget(res);
-    if (missed === undefined && lastEventId !== undefined) record.session.resync();
-    keepAlive(res, record.outbox, this.keepAliveMs);
-    res.on('close', () => {
-      if (record.getStream !== res) return;
-      record.getStream = undefined;
-      record.outbox.retarget(undefined);
-    });
+    record.getStream.open(res, lastEventId);
   }
 
   /** DELETE: the client ends its session. */
@@ -323,16 +280,7 @@ export class LegacyHttpSessions {
     if (!record) return;
     this.records.delete(id);
     for (const controller of record.inflight.values()) controller.abort(record.slowConsumer);
-    record.outbox.close();
     record.posts.dropAll();
-    const stream = record.getStream;
-    if (!stream) return;
-    // Closing on purpose: say when to come back (the session is gone, so the client then starts a new one).
-    const closed = new Promise<void>((resolve) => stream.once('close', resolve));
-    stream.end(sseRetryFrame(this.core.limits.sseRetryMs));
-    // A client that does not read the end (nor close) would hold the socket and what it buffers: cut then.
-    void settledWithin(closed, this.core.limits.finishTimeoutMs).then((ended) => {
-      if (!ended) stream.destroy();
-    });
+    record.getStream.close();
   }
 }
