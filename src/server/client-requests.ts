@@ -48,8 +48,8 @@ export class ClientRequests {
   /** The session ended: nothing pending will be answered. */
   close(): void {
     for (const actor of [...this.pending.values()]) {
-      // One its asking request's abort already settled is done, and leaves `pending` a microtask later.
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'peer.gone' });
+      // Not to one its asking request's abort already settled (it leaves `pending` a microtask later).
+      if (isActive(actor)) actor.send({ type: 'peer.gone' });
     }
   }
 
@@ -65,7 +65,8 @@ export class ClientRequests {
     if (!sendAsk(channel, frame)) throw new ClientRequestCancelledError(method, 'no_stream');
     const actor = createActor(clientRequestMachine, { input: { timeoutMs: this.timeoutMs } });
     this.pending.set(key, actor);
-    const onAbort = () => actor.send({ type: 'asker.cancelled', reason: signal.reason });
+    // Not to one its session's end already settled (it leaves `pending` a microtask later).
+    const onAbort = () => isActive(actor) && actor.send({ type: 'asker.cancelled', reason: signal.reason });
     signal.addEventListener('abort', onAbort, { once: true });
     actor.start();
     let outcome: ClientRequestOutcome;
@@ -106,3 +107,6 @@ function sendAsk(channel: ReplyChannel, frame: string): boolean {
 
 const cancelledFrame = (requestId: string, reason: string): string =>
   JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } });
+
+/** An ask still waiting: events sent to one that settled would only make xstate warn. */
+const isActive = (actor: Actor<typeof clientRequestMachine>): boolean => actor.getSnapshot().status === 'active';

@@ -125,4 +125,17 @@ describe('ClientRequests', () => {
     await expect(pending).rejects.toMatchObject({ why: 'request_cancelled' });
     expect(warn.mock.calls.filter(([text]) => String(text).includes('stopped actor'))).toEqual([]);
   });
+  it('sends nothing to the asks its session\'s end settled when the asking request aborts right after', async () => {
+    const { requests, channel, nextWrite } = harness();
+    const warn = vi.spyOn(console, 'warn');
+    const controller = new AbortController();
+    const wrote = nextWrite();
+    const pending = requests.askerFor(channel, controller.signal).ask('roots/list', {}, 'k');
+    await wrote;
+    // As a session shed for its client does: it ends (closing what its requests asked), then aborts its requests.
+    requests.close();
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ why: 'session_ended' });
+    expect(warn.mock.calls.filter(([text]) => String(text).includes('stopped actor'))).toEqual([]);
+  });
 });
