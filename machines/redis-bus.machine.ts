@@ -59,6 +59,11 @@ export type RedisBusEvent =
 export type RedisBusCommand =
   | { type: 'send'; entries: OutboundEntry[] }
   | { type: 'apply_locally'; entries: OutboundEntry[] }
+  /**
+   * Publishes past a full queue: applied locally and never sent (the announcement covers them), so no copy of them
+   * can come back from the stream to be skipped, and nothing need be remembered of them.
+   */
+  | { type: 'apply_dropped'; entries: OutboundEntry[] }
   /** The outbound queue overflowed while Redis was away: tell every node that everything changed. */
   | { type: 'announce_everything_changed'; dropped: number };
 
@@ -118,6 +123,7 @@ export const redisBusMachine = setup({
       type: 'apply_locally' as const,
       entries: event.type === 'publish' || event.type === 'publish.failed' ? [event.entry] : [],
     })),
+    applyDropped: emit(({ event }) => ({ type: 'apply_dropped' as const, entries: event.type === 'publish' ? [event.entry] : [] })),
     /**
      * In `seq` order: a failed send can be reported after a later publish was
      * queued, and every node drops an entry at or below the highest `seq` it
@@ -162,7 +168,7 @@ export const redisBusMachine = setup({
     connecting: {
       on: {
         'redis.ready': { target: 'catching_up', actions: 'markLinkUp' },
-        publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
+        publish: [{ guard: 'queueFull', actions: ['applyDropped', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
       },
     },
     catching_up: {
@@ -174,7 +180,7 @@ export const redisBusMachine = setup({
       },
       on: {
         'redis.lost': { target: 'disconnected', actions: 'markLinkDown' },
-        publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: 'enqueueUnapplied' }],
+        publish: [{ guard: 'queueFull', actions: ['applyDropped', 'dropQueue'] }, { actions: 'enqueueUnapplied' }],
         'publish.failed': [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
       },
     },
@@ -202,7 +208,7 @@ export const redisBusMachine = setup({
       after: { retryDelay: { guard: 'linkUp', target: 'catching_up', actions: 'countRetry' } },
       on: {
         'redis.ready': { target: 'catching_up', actions: 'markLinkUp' },
-        publish: [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
+        publish: [{ guard: 'queueFull', actions: ['applyDropped', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
         'publish.failed': [{ guard: 'queueFull', actions: ['applyAtOnce', 'dropQueue'] }, { actions: ['applyAtOnce', 'enqueueApplied'] }],
       },
     },

@@ -129,6 +129,8 @@ class RedisStreamBus implements RedisBus {
     this.actor = createActor(machine, { input: { maxQueued: options.maxQueued ?? 1_000 } });
     this.actor.on('send', ({ entries }) => entries.forEach((entry) => this.send(entry)));
     this.actor.on('apply_locally', ({ entries }) => entries.forEach((entry) => this.applyAtOnce(entry)));
+    // Never sent: the ledger keeps nothing of them, or a long outage would have it keep a mark per publish.
+    this.actor.on('apply_dropped', ({ entries }) => entries.forEach((entry) => this.deliverOwn(entry)));
     this.actor.on('announce_everything_changed', ({ dropped }) => {
       this.log(`mcp-actors redis bus ${this.nodeId}: ${dropped} event(s) published while Redis was away did not fit the queue; announcing that everything changed`);
       this.send({ seq: ++this.seq, payload: encodeChangeEvent({ type: 'everything_changed' }) });
@@ -225,7 +227,11 @@ class RedisStreamBus implements RedisBus {
   }
 
   private applyAtOnce(entry: OutboundEntry): void {
-    if (!this.ledger.applyOwnAtOnce(entry.seq, entry.payload)) return;
+    if (this.ledger.applyOwnAtOnce(entry.seq, entry.payload)) this.deliverOwn(entry);
+  }
+
+  /** One of this node's own events, to its own clients. */
+  private deliverOwn(entry: OutboundEntry): void {
     const event = parseChangeEvent(entry.payload);
     if (event) this.deliver(event, false);
   }
