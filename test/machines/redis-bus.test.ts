@@ -42,6 +42,18 @@ afterEach(() => {
 const entry = (seq: number) => ({ seq, payload: `{"seq":${seq}}` });
 const publish = (seq: number): RedisBusEvent => ({ type: 'publish', entry: entry(seq) });
 
+/** Live, publishes 1, loses Redis, publishes 2, then hears that 1's send failed: reported after a later publish. */
+async function failureAfterLaterPublish(maxQueued?: number) {
+  const bus = startBus(maxQueued);
+  bus.actor.send({ type: 'redis.ready' });
+  await bus.settle({ gap: false });
+  bus.actor.send(publish(1));
+  bus.actor.send({ type: 'redis.lost', cause: new Error('gone') });
+  bus.actor.send(publish(2));
+  bus.actor.send({ type: 'publish.failed', entry: entry(1), cause: new Error('socket closed') });
+  return bus;
+}
+
 describe('redis bus machine', () => {
   it('catches up before it tails, then sends each publish at once', async () => {
     const { actor, commands, settle, health, tails } = startBus();
@@ -101,13 +113,7 @@ describe('redis bus machine', () => {
   });
 
   it('applies a failed send past a full queue as one that may still come back from the stream', async () => {
-    const { actor, commands, settle } = startBus(1);
-    actor.send({ type: 'redis.ready' });
-    await settle({ gap: false });
-    actor.send(publish(1));
-    actor.send({ type: 'redis.lost', cause: new Error('gone') });
-    actor.send(publish(2));
-    actor.send({ type: 'publish.failed', entry: entry(1), cause: new Error('socket closed') });
+    const { actor, commands } = await failureAfterLaterPublish(1);
     // Its outcome is unknown: a copy may be in the stream, to be skipped, unlike a publish that was never sent.
     expect(commands.slice(1)).toEqual([
       { type: 'apply_locally', entries: [entry(2)] },
@@ -143,13 +149,7 @@ describe('redis bus machine', () => {
   });
 
   it('resends in seq order when a failed send is reported after a later publish was queued', async () => {
-    const { actor, commands, settle } = startBus();
-    actor.send({ type: 'redis.ready' });
-    await settle({ gap: false });
-    actor.send(publish(1));
-    actor.send({ type: 'redis.lost', cause: new Error('gone') });
-    actor.send(publish(2));
-    actor.send({ type: 'publish.failed', entry: entry(1), cause: new Error('socket closed') });
+    const { actor, commands, settle } = await failureAfterLaterPublish();
     actor.send({ type: 'redis.ready' });
     await settle({ gap: false });
     expect(commands.at(-1)).toEqual({ type: 'send', entries: [entry(1), entry(2)] });
