@@ -29,7 +29,7 @@ import { HttpReply, sendJson, sendStatus } from './http-io.ts';
 import { SessionGetStream } from './legacy-get-stream.ts';
 import type { QueueOverflow } from './outbox.ts';
 import { SessionPostStreams } from './session-post-streams.ts';
-import type { LegacySession } from './legacy-session.ts';
+import type { LegacySession, SessionEndReason } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.ts';
 import { requestKey } from './json-values.ts';
@@ -42,8 +42,6 @@ interface SessionRecord {
   getStream: SessionGetStream;
   /** Each POST's answer stream, which a client may resume. */
   posts: SessionPostStreams;
-  /** Set when the session ends for a client that did not read its GET stream (`shed`): its requests abort with it. */
-  slowConsumer: SlowConsumerError | undefined;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -79,10 +77,10 @@ export class LegacyHttpSessions {
       return sendJson(res, error.httpStatus, errorFrame(request.id, error));
     }
     const id = randomUUID();
-    const session = this.core.newSession(id, () => this.forget(id), { initializeMs: this.core.limits.initializeTimeoutMs });
+    const session = this.core.newSession(id, (reason) => this.forget(id, reason), { initializeMs: this.core.limits.initializeTimeoutMs });
     const getStream = new SessionGetStream(session, this.core.limits, this.keepAliveMs, (overflow) => this.shed(id, overflow));
     const posts = new SessionPostStreams(id, this.core.limits, this.keepAliveMs);
-    const record: SessionRecord = { session, inflight: new Map(), getStream, posts, slowConsumer: undefined };
+    const record: SessionRecord = { session, inflight: new Map(), getStream, posts };
     this.records.set(id, record);
     const outcome = await routeLegacy(this.core, session, request, new HttpReply(res, { highWater: 1 }), new AbortController().signal);
     if (outcome.kind === 'result') return sendJson(res, 200, resultFrame(request.id, outcome.result), { 'mcp-session-id': id });
@@ -269,17 +267,16 @@ export class LegacyHttpSessions {
    * when its change events pile up (its lane's SlowConsumer), and its running requests abort with SlowConsumerError.
    */
   private shed(id: string, overflow: QueueOverflow): void {
-    const record = this.records.get(id);
-    if (!record) return;
-    record.slowConsumer = new SlowConsumerError(overflow.maxQueuedBytes);
-    record.session.end(overflow);
+    this.records.get(id)?.session.end(overflow);
   }
 
-  private forget(id: string): void {
+  private forget(id: string, reason: SessionEndReason): void {
     const record = this.records.get(id);
     if (!record) return;
     this.records.delete(id);
-    for (const controller of record.inflight.values()) controller.abort(record.slowConsumer);
+    // Shed (`shed`): its requests learn why, which a batch answers them with.
+    const shed = reason.type === 'slow_consumer' && reason.exceeded === 'queued_bytes' ? new SlowConsumerError(reason.maxQueuedBytes) : undefined;
+    for (const controller of record.inflight.values()) controller.abort(shed);
     record.posts.dropAll();
     record.getStream.close();
   }
