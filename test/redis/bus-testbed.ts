@@ -8,6 +8,7 @@
 import { afterEach } from 'vitest';
 import type { ChangeDelivery, ChangeEvent } from '../../src/server/bus.ts';
 import { createRedisBus, type RedisBus, type RedisBusHealth, type RedisBusOptions, type RedisClientLike } from '../../src/redis/index.ts';
+import { createClient } from 'redis';
 import { startRedis, type RedisProcess } from './redis-server.ts';
 
 /** One event as a node's handler received it. */
@@ -45,6 +46,23 @@ export function nextHealth(bus: RedisBus, wanted: RedisBusHealth): Promise<void>
   });
 }
 
+/** A command that is the bus's publish (the script that XADDs its entry). */
+export const isPublish = (args: ReadonlyArray<string>): boolean => args[0] === 'EVAL' && args[1]?.includes('XADD') === true;
+
+/**
+ * `target` with some members replaced (`sendCommand`, `duplicate`) and the rest bound to it: the seam through which a
+ * test holds or orders the commands a node sends on a real client.
+ */
+export function withOverrides<T extends object>(target: T, overrides: Record<string | symbol, unknown>): T {
+  return new Proxy(target, {
+    get(object, key) {
+      if (key in overrides) return overrides[key];
+      const value: unknown = Reflect.get(object, key, object);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+    },
+  });
+}
+
 export function busTestbed() {
   /** The test's timeline: events published so far, across every node. */
   const published: ChangeEvent[] = [];
@@ -58,6 +76,15 @@ export function busTestbed() {
     const server = await startRedis();
     cleanups.push(() => server.stop());
     return server;
+  }
+
+  /** The test's own node-redis client on `url`, connected; destroyed after the test. */
+  async function client(url: string) {
+    const connected = createClient({ url });
+    connected.on('error', () => {});
+    await connected.connect();
+    cleanups.push(async () => connected.destroy());
+    return connected;
   }
 
   async function node(url: string | RedisClientLike, options: NodeOptions = {}) {
@@ -112,5 +139,5 @@ export function busTestbed() {
       .filter((key) => key !== '{"type":"everything_changed"}' && (seen.has(key) || !seen.add(key)));
   }
 
-  return { cleanups, redis, node, uncovered, duplicates };
+  return { cleanups, redis, client, node, uncovered, duplicates };
 }

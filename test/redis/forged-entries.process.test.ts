@@ -8,13 +8,12 @@
  * says so with `everything_changed`.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import { EventTooLargeError, StreamEntryError, type RedisClientLike } from '../../src/redis/index.ts';
 import type { ChangeEvent } from '../../src/server/bus.ts';
-import { busTestbed, nextHealth, sameEvent, updated, waitForHealth, type Received } from './bus-testbed.ts';
+import { busTestbed, isPublish, nextHealth, sameEvent, updated, waitForHealth, withOverrides, type Received } from './bus-testbed.ts';
 import type { RedisProcess } from './redis-server.ts';
 
-const { cleanups, redis, node, uncovered } = busTestbed();
+const { redis, client, node, uncovered } = busTestbed();
 
 const KEYS = { events: '{mcp-actors}:events', ordinal: '{mcp-actors}:ordinal' };
 
@@ -130,19 +129,13 @@ function firstPublishHeld(client: RedisClientLike) {
   const released = new Promise<void>((resolve) => (open = resolve));
   let landed: Promise<unknown> = Promise.resolve();
   let held = false;
-  const writer = new Proxy(client, {
-    get(target, key) {
-      if (key === 'sendCommand') {
-        return (...command: Parameters<RedisClientLike['sendCommand']>) => {
-          const [args] = command;
-          if (held || args[0] !== 'EVAL' || !args[1]?.includes('XADD')) return target.sendCommand(...command);
-          held = true;
-          landed = released.then(() => target.sendCommand(...command));
-          return landed;
-        };
-      }
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+  const writer = withOverrides(client, {
+    sendCommand: (...command: Parameters<RedisClientLike['sendCommand']>) => {
+      const [args] = command;
+      if (held || !isPublish(args)) return client.sendCommand(...command);
+      held = true;
+      landed = released.then(() => client.sendCommand(...command));
+      return landed;
     },
   });
   const release = async () => {
@@ -169,11 +162,7 @@ describe("Redis bus: entries in the reader's own name", () => {
 
   it('one with the seq of an own event in flight is skipped there; the event reaches every node', async () => {
     const server = await redis();
-    const client = createClient({ url: server.url });
-    client.on('error', () => {});
-    await client.connect();
-    cleanups.push(async () => client.destroy());
-    const held = firstPublishHeld(client as unknown as RedisClientLike);
+    const held = firstPublishHeld((await client(server.url)) as unknown as RedisClientLike);
     const errors: Error[] = [];
     const a = await node(server.url);
     const b = await node(held.writer, { errors });

@@ -9,11 +9,10 @@
  * machine, two minutes under `npm run test:loaded`: hence the long budgets).
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import { StreamEntryError } from '../../src/redis/index.ts';
 import { busTestbed, updated, waitForHealth } from './bus-testbed.ts';
 
-const { cleanups, redis, node } = busTestbed();
+const { redis, client, node } = busTestbed();
 
 describe('Redis bus: an entry larger than a JavaScript string can be', () => {
   it('is skipped and reported, and the node reads on', { timeout: 300_000 }, async () => {
@@ -22,10 +21,7 @@ describe('Redis bus: an entry larger than a JavaScript string can be', () => {
     const b = await node(server.url, { errors, settleTimeoutMs: 240_000 });
     await waitForHealth(b.bus, 'connected');
     // The test's own client, to send the value as bytes; with the next ordinal, so it costs no gap.
-    const writer = createClient({ url: server.url });
-    writer.on('error', () => {});
-    await writer.connect();
-    cleanups.push(async () => writer.destroy());
+    const writer = await client(server.url);
     const ordinal = String(await writer.sendCommand(['INCR', '{mcp-actors}:ordinal']));
     await writer.sendCommand(['XADD', '{mcp-actors}:events', '*', 'n', ordinal, 'o', 'someone', 's', '1', 'e', Buffer.alloc(536_870_900, 'a')]);
     b.publish(updated('test://after'));

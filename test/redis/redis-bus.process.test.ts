@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../src/server/bus.ts';
 import { createClient, RESP_TYPES } from 'redis';
 import { createRedisBus, type RedisBus, type RedisClientLike } from '../../src/redis/index.ts';
-import { busTestbed, nextHealth, updated, waitForHealth } from './bus-testbed.ts';
+import { busTestbed, nextHealth, updated, waitForHealth, withOverrides } from './bus-testbed.ts';
 import { cuttableLink } from './cuttable-link.ts';
 
-const { cleanups, redis, node, uncovered, duplicates } = busTestbed();
+const { cleanups, redis, client, node, uncovered, duplicates } = busTestbed();
 
 describe('Redis bus', () => {
   it('every node applies every event once, its own included, in one order', async () => {
@@ -132,10 +132,7 @@ describe('Redis bus read barrier (settled)', () => {
   it("settled() on B waits until B applied an event published on A, its slow handler included", async () => {
     const server = await redis();
     // B's writer is the test's own client, so a PING on it proves B's XREVRANGE was answered before.
-    const writer = createClient({ url: server.url });
-    writer.on('error', () => {});
-    await writer.connect();
-    cleanups.push(async () => writer.destroy());
+    const writer = await client(server.url);
     const a = await node(server.url);
     // An application's own node-redis client is accepted as it is typed (no cast).
     const bBus = await createRedisBus({ redis: writer, blockMs: 1000, settleTimeoutMs: 60_000, log: () => {} });
@@ -373,16 +370,8 @@ function catchUpReadHeld(client: RedisClientLike) {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let held: Promise<unknown> | undefined;
-  const forward = <T extends object>(target: T, overrides: Record<string | symbol, unknown>): T =>
-    new Proxy(target, {
-      get(object, key) {
-        if (key in overrides) return overrides[key];
-        const value: unknown = Reflect.get(object, key, object);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
-      },
-    });
   const duplicate = client.duplicate();
-  const reader = forward(duplicate, {
+  const reader = withOverrides(duplicate, {
     sendCommand(...command: Parameters<RedisClientLike['sendCommand']>) {
       const [args] = command;
       if (held !== undefined || args[0] !== 'XREAD' || args.includes('BLOCK')) return duplicate.sendCommand(...command);
@@ -390,7 +379,7 @@ function catchUpReadHeld(client: RedisClientLike) {
       return held;
     },
   });
-  return { writer: forward(client, { duplicate: () => reader }), release, held: () => held };
+  return { writer: withOverrides(client, { duplicate: () => reader }), release, held: () => held };
 }
 
 describe('Redis bus with only its writer dropped during a catch-up', () => {
@@ -398,12 +387,9 @@ describe('Redis bus with only its writer dropped during a catch-up', () => {
     const server = await redis();
     const a = await node(server.url);
     await waitForHealth(a.bus, 'connected');
-    const client = createClient({ url: server.url });
-    client.on('error', () => {});
-    await client.connect();
-    cleanups.push(async () => void (await client.destroy()));
-    const writerId = String(await client.sendCommand(['CLIENT', 'ID']));
-    const seam = catchUpReadHeld(client as unknown as RedisClientLike);
+    const own = await client(server.url);
+    const writerId = String(await own.sendCommand(['CLIENT', 'ID']));
+    const seam = catchUpReadHeld(own as unknown as RedisClientLike);
     const b = await node(seam.writer);
     // B's first catch-up proved continuity and waits on its read; the events land after the head it saw.
     await waitForHealth(b.bus, 'catching_up');

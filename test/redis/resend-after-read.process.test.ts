@@ -3,15 +3,12 @@
  * node applied the first at once when Redis refused it, and must not apply its resent copy again.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import type { RedisClientLike } from '../../src/redis/index.ts';
-import { busTestbed, nextHealth, sameEvent, updated, waitForHealth, type Received } from './bus-testbed.ts';
+import { busTestbed, isPublish, nextHealth, sameEvent, updated, waitForHealth, withOverrides, type Received } from './bus-testbed.ts';
 
-const { cleanups, redis, node, uncovered, duplicates } = busTestbed();
+const { redis, client, node, uncovered, duplicates } = busTestbed();
 
 const uris = (received: Received[]) => received.map(({ event }) => (event.type === 'resource_updated' ? event.uri : event.type));
-
-const isPublish = (args: ReadonlyArray<string>) => args[0] === 'EVAL' && args[1]?.includes('XADD') === true;
 
 /**
  * The application's client, with two seams that put the node's second publish between two of its own steps: that
@@ -23,23 +20,15 @@ function secondPublishAfterFirstAnswered(client: RedisClientLike, between: () =>
   let first: Promise<unknown> | undefined;
   let second: Promise<unknown> | undefined;
   const settled = (promise: Promise<unknown>) => promise.then(() => undefined, () => undefined);
-  const forward = (target: RedisClientLike, sendCommand: RedisClientLike['sendCommand'], duplicate?: () => RedisClientLike) =>
-    new Proxy(target, {
-      get(object, key) {
-        if (key === 'sendCommand') return sendCommand;
-        if (key === 'duplicate' && duplicate) return duplicate;
-        const value: unknown = Reflect.get(object, key, object);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
-      },
-    });
   const reader = client.duplicate();
-  const heldReader = forward(reader, (args, options) => {
-    if (second === undefined || args[0] !== 'XREAD' || args.includes('BLOCK')) return reader.sendCommand(args, options);
-    return settled(second).then(() => reader.sendCommand(args, options));
+  const heldReader = withOverrides(reader, {
+    sendCommand: (...[args, options]: Parameters<RedisClientLike['sendCommand']>) => {
+      if (second === undefined || args[0] !== 'XREAD' || args.includes('BLOCK')) return reader.sendCommand(args, options);
+      return settled(second).then(() => reader.sendCommand(args, options));
+    },
   });
-  const writer = forward(
-    client,
-    (args, options) => {
+  const writer = withOverrides(client, {
+    sendCommand: (...[args, options]: Parameters<RedisClientLike['sendCommand']>) => {
       if (!isPublish(args) || second !== undefined) return client.sendCommand(args, options);
       if (first === undefined) return (first = client.sendCommand(args, options));
       second = settled(first)
@@ -47,20 +36,17 @@ function secondPublishAfterFirstAnswered(client: RedisClientLike, between: () =>
         .then(() => client.sendCommand(args, options));
       return second;
     },
-    () => heldReader,
-  );
+    duplicate: () => heldReader,
+  });
   return { writer, secondLanded: () => settled(second ?? Promise.reject(new Error('no second publish yet'))) };
 }
 
 describe('Redis bus: an own event resent after a later one was read back', () => {
   it('is applied once on its node: refused and applied at once, then resent under a new seq after the later one was read', async () => {
     const server = await redis();
-    const client = createClient({ url: server.url });
-    client.on('error', () => {});
-    await client.connect();
-    cleanups.push(async () => client.destroy());
+    const application = await client(server.url);
     // Redis accepts writes again between the refused publish and the next one.
-    const seam = secondPublishAfterFirstAnswered(client, () => server.command(['CONFIG', 'SET', 'maxmemory', '0']));
+    const seam = secondPublishAfterFirstAnswered(application, () => server.command(['CONFIG', 'SET', 'maxmemory', '0']));
     const logs: string[] = [];
     const a = await node(server.url);
     const b = await node(seam.writer, { logs });
