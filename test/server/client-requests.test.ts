@@ -112,30 +112,21 @@ describe('ClientRequests', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('sends nothing to the asks its asking request\'s abort settled when the session ends right after', async () => {
+  // Either order happens: a request cancelled as its session ends; a session shed for its client (it ends, closing
+  // what its requests asked, then aborts them).
+  it.each([
+    { first: 'the asking request aborts', abortFirst: true, why: 'request_cancelled' },
+    { first: 'the session ends', abortFirst: false, why: 'session_ended' },
+  ])('sends nothing to an ask already settled when $first and then the other follows at once', async ({ abortFirst, why }) => {
     const { requests, channel, nextWrite } = harness();
     const warn = vi.spyOn(console, 'warn');
     const controller = new AbortController();
     const wrote = nextWrite();
     const pending = requests.askerFor(channel, controller.signal).ask('roots/list', {}, 'k');
     await wrote;
-    // As a session shed for its client does: its requests abort, then it closes what they asked.
-    controller.abort();
-    requests.close();
-    await expect(pending).rejects.toMatchObject({ why: 'request_cancelled' });
-    expect(warn.mock.calls.filter(([text]) => String(text).includes('stopped actor'))).toEqual([]);
-  });
-  it('sends nothing to the asks its session\'s end settled when the asking request aborts right after', async () => {
-    const { requests, channel, nextWrite } = harness();
-    const warn = vi.spyOn(console, 'warn');
-    const controller = new AbortController();
-    const wrote = nextWrite();
-    const pending = requests.askerFor(channel, controller.signal).ask('roots/list', {}, 'k');
-    await wrote;
-    // As a session shed for its client does: it ends (closing what its requests asked), then aborts its requests.
-    requests.close();
-    controller.abort();
-    await expect(pending).rejects.toMatchObject({ why: 'session_ended' });
+    const steps = [() => controller.abort(), () => requests.close()];
+    for (const step of abortFirst ? steps : steps.reverse()) step();
+    await expect(pending).rejects.toMatchObject({ why });
     expect(warn.mock.calls.filter(([text]) => String(text).includes('stopped actor'))).toEqual([]);
   });
 });
