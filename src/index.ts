@@ -113,7 +113,8 @@ export type {
 } from './protocol/mcp-types.ts';
 export { MODERN_VERSION, LATEST_LEGACY_VERSION, type Era, type EraPreference } from './protocol/versions.ts';
 export { stdioTransport, type StdioTransportOptions } from './transport/stdio.ts';
-export { httpTransport, type HttpTransportOptions } from './transport/http.ts';
+export { httpTransport } from './transport/http.ts';
+export type { HttpTransportOptions } from './transport/http-options.ts';
 export { GetStreamContentTypeError, GetStreamEndedError, GetStreamStalledError } from './transport/legacy-get-stream.ts';
 export { UnsendableEventIdError } from './transport/resumable-stream.ts';
 export { HttpRedirectError, MAX_REDIRECTS } from './transport/redirects.ts';

@@ -36,22 +36,18 @@
  * the transport with PeerNotReadingError.
  *
  * A POST reset before any response header (a keep-alive socket the server
- * closed while idle) goes again, once, on a fresh connection, unless it is a
- * `tools/call`, which a tool may have acted on: then an OPTIONS (resent so
- * too) asks whether the server is there, and when it answers, that call alone
- * fails with OutcomeUnknownError and the transport stays open (one stale
- * socket says nothing of the server). An unreachable server (a refused
- * connection, a resend or that OPTIONS reset again, a GET stream that ends and
- * cannot be resumed, a 404 for our session) ends the transport with
- * `closed({ type: 'failed' })`; the connection then reconnects and reports a
- * gap (`reconnected`), so listeners and the cache refetch.
+ * closed while idle) goes again, once, unless it is a `tools/call`
+ * (closed-socket.ts). An unreachable server (a refused connection, a resend
+ * reset again, a GET stream that ends and cannot be resumed, a 404 for our
+ * session) ends the transport with `closed({ type: 'failed' })`; the
+ * connection then reconnects and reports a gap (`reconnected`), so listeners
+ * and the cache refetch.
  */
 import { HttpStatusError, NotConnectedError, OutcomeUnknownError, StreamEndedError, TransportStartError } from '../protocol/errors.ts';
 import type { ClassifiedFrame, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts';
 import { MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { authHooks, type AuthHook } from './auth/http-hook.ts';
 import type { Fetch } from './auth/discovery.ts';
-import type { AuthProvider } from './auth/provider.ts';
 import { readRpcError } from './json-body.ts';
 import { LegacySession } from './legacy-session.ts';
 import { modernMessageHeaders } from './mcp-headers.ts';
@@ -59,8 +55,10 @@ import { openGetStream } from './legacy-get-stream.ts';
 import { readRequestResponse, type RequestResponseHost } from './http-request-response.ts';
 import { DEFAULT_STALL_AFTER_MS } from './silence-watch.ts';
 import { OpenFetches } from './open-fetches.ts';
-import { HttpRedirectError, redirectingFetch } from './redirects.ts';
+import { redirectingFetch } from './redirects.ts';
+import { fetchResending, postToolCall } from './closed-socket.ts';
 import type { ResumeOptions } from './resumable-stream.ts';
+import type { HttpTransportOptions } from './http-options.ts';
 import { ToolParamHeaders } from './tool-param-headers.ts';
 import {
   DEFAULT_MAX_BACKLOG_BYTES,
@@ -73,39 +71,11 @@ import {
   type TransportFactory,
 } from './transport.ts';
 
-/** Options of `httpTransport`: the endpoint, and how requests are made, bounded, resumed and authorized. */
-export interface HttpTransportOptions {
-  /** The MCP endpoint; http: or https:. */
-  url: string | URL;
-  /** Extra headers on every HTTP request (authorization, tracing). */
-  headers?: Record<string, string>;
-  /** Replaces the global fetch (Node's undici). */
-  fetch?: typeof fetch;
-  /** Frames above this many characters become `oversized` invalid frames. */
-  maxFrameBytes?: number;
-  /** Bytes of posted answers and notifications not yet taken past which a request from the server ends the transport (PeerNotReadingError); default 8 MiB. */
-  maxBacklogBytes?: number;
-  /** Bounds on resuming a broken legacy SSE stream with `Last-Event-ID` (resumable-stream.ts). */
-  resume?: ResumeOptions;
-  /**
-   * A legacy GET stream whose server has sent a keep-alive comment and then nothing at all for this long counts as
-   * broken: it is reopened with `Last-Event-ID` within the `resume` bounds (a reopen unanswered for as long is a
-   * failed attempt), and when it cannot be, the transport ends with `GetStreamStalledError` and the connection
-   * reconnects. Default `DEFAULT_STALL_AFTER_MS` (60 s); 0 never judges, nor is a server that sends no keep-alives.
-   * (A modern listen stream has its own `stallAfterMs`, a `listen` option.)
-   */
-  stallAfterMs?: number;
-  /** OAuth authorization for a protected server (see the README's "Authorization"); tokens carry over reconnects. */
-  auth?: AuthProvider;
-}
-
 /** What one POST awaiting its response headers is counted as besides its body: the request and socket it holds open. */
 const POST_COST_BYTES = 4 * 1024;
 
 /** How long `close()` waits for the server to answer the session DELETE. */
 const DELETE_TIMEOUT_MS = 5_000;
-/** How long the OPTIONS asking whether the server is there (after a tools/call's POST was reset) may take. */
-const PROBE_TIMEOUT_MS = 5_000;
 
 /** The Streamable HTTP transport of both eras, as a factory: every connection attempt gets a fresh transport sharing one authorization state. */
 export const httpTransport = (options: HttpTransportOptions): TransportFactory => {
@@ -242,42 +212,10 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
     void readRequestResponse(this, endpoint, response, request, controller);
   }
 
-  /** One POST of `message`, with the headers of the era and the current bearer token. */
-  private async post(endpoint: URL, message: JsonRpcMessage, body: string, controller: AbortController): Promise<Response> {
+  /** One POST of `message`, with the headers of the era and the current bearer token (closed-socket.ts: resent once). */
+  private post(endpoint: URL, message: JsonRpcMessage, body: string, controller: AbortController): Promise<Response> {
     const init = { method: 'POST', headers: this.postHeaders(message), body, signal: controller.signal };
-    if (!isToolCall(message)) return this.fetchResending(endpoint, init);
-    try {
-      return await this.fetch(endpoint, init);
-    } catch (error) {
-      if (controller.signal.aborted || !isClosedSocket(error)) throw error;
-      // A tools/call is not resent: the server may have read it, and a tool may act; run twice, it could act twice.
-      // Whether the server is still there is asked safely instead (an OPTIONS without the session, resent once as a
-      // POST is): one that answers lost only a stale socket, and the call fails alone; one that does not is gone, as
-      // a refusal says. Not a HEAD: frameworks route a HEAD to the GET handler, which may open an event stream.
-      // Bounded: a server that does not answer it soon counts as gone, as one that refuses it does.
-      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]);
-      const probe = { method: 'OPTIONS', headers: this.baseHeaders(), signal };
-      // Any status will do, a redirect we do not follow too; its body is not read.
-      const answered = await this.fetchResending(endpoint, probe).then(
-        (response) => response.body?.cancel().then(() => true, () => true) ?? true,
-        (probeError: unknown) => probeError instanceof HttpRedirectError,
-      );
-      if (!answered) throw error;
-      throw new OutcomeUnknownError(message.method, message.id, { cause: error });
-    }
-  }
-
-  /**
-   * A fetch that goes again, once, when it failed on a socket the server had closed. A keep-alive socket the server
-   * closed while idle fails the next request on it ("other side closed"); the fetch rejected before any response
-   * header, so the server answered nothing, and the request goes again on a fresh connection, as browsers resend on
-   * a reused connection (RFC 9110 §9.2.2). A timeout, a refused connection or a DNS error is not a closed socket.
-   */
-  private fetchResending(endpoint: URL, init: RequestInit & { signal: AbortSignal }): Promise<Response> {
-    return this.fetch(endpoint, init).catch((error: unknown) => {
-      if (init.signal.aborted || !isClosedSocket(error)) throw error;
-      return this.fetch(endpoint, init);
-    });
+    return isToolCall(message) ? postToolCall(this.fetch, endpoint, init, message, this.baseHeaders()) : fetchResending(this.fetch, endpoint, init);
   }
 
   get open(): boolean {
@@ -365,9 +303,3 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
 
 /** A `tools/call` request: the one request whose repetition may repeat an effect (a tool may act). */
 const isToolCall = (message: JsonRpcMessage): message is JsonRpcRequest => isRequest(message) && message.method === 'tools/call';
-
-/** undici's fetch failing because the peer closed the socket under it (the cause's code says so). */
-function isClosedSocket(error: unknown): boolean {
-  const code = error instanceof TypeError ? (error.cause as { code?: unknown } | undefined)?.code : undefined;
-  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
-}
