@@ -14,11 +14,12 @@ import { ChangeApplier, type RemoteChangeHook } from './change-applier.ts';
 import { canComplete } from './completions.ts';
 import { InvalidParamsError, LimitExceededError, ServerClosingError } from './errors.ts';
 import { LegacySession, type SessionEndReason } from './legacy-session.ts';
+import { traceSessionEnded, traceSessionOpened, traceStreamEnded, traceStreamOpened, type ServerTransport } from './lifecycle-trace.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 import { listenStreamMachine } from '../../machines/listen-stream.machine.ts';
 import { sharedStepsLogic } from './listen-stream-logic.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
-import { ListenStream, type StreamOwner } from './listen-stream.ts';
+import { ListenStream, type StreamEndReason, type StreamOwner } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
 import { newRequestStateKey, RequestStateSealer } from './request-state.ts';
@@ -157,14 +158,15 @@ export class ServerCore implements StreamOwner {
 
   /**
    * Opens a listen stream writing into `outbox` and indexes it once it is
-   * acknowledged; `owner` hears when it has ended. Throws as
-   * `assertRoomForStream` does.
+   * acknowledged; `owner` (the `transport` serving it) hears when it has
+   * ended. Throws as `assertRoomForStream` does.
    */
-  openStream(id: RequestId, honored: NotificationFilter, outbox: Outbox, owner: StreamOwner): ListenStream {
+  openStream(id: RequestId, honored: NotificationFilter, outbox: Outbox, owner: StreamOwner, transport: ServerTransport): ListenStream {
     this.assertRoomForStream();
     const stream = new ListenStream({
       id,
       honored,
+      transport,
       outbox,
       maxPending: this.limits.maxPendingPerStream,
       maxPendingBytes: this.limits.maxPendingBytesPerStream,
@@ -178,14 +180,16 @@ export class ServerCore implements StreamOwner {
     stream.acknowledge();
     for (const kind of listKinds(honored)) this.index.addKind(kind, stream);
     for (const uri of honored.resourceSubscriptions ?? []) this.index.addUri(uri, stream);
+    traceStreamOpened(stream);
     return stream;
   }
 
-  /** For each stream, once: it has ended, so it leaves the index (kept here, not as a closure per stream). */
-  streamEnded(stream: ListenStream): void {
+  /** For each stream, once, on every transport: it has ended, so it leaves the index (kept here, not as a closure per stream) and its end is published. */
+  streamEnded(stream: ListenStream, reason: StreamEndReason): void {
     this.streams.delete(stream);
     for (const kind of listKinds(stream.honored)) this.index.removeKind(kind, stream);
     for (const uri of stream.honored.resourceSubscriptions ?? []) this.index.removeUri(uri, stream);
+    traceStreamEnded(stream, reason);
   }
 
   /** Throws ServerClosingError while closing, LimitExceededError past maxListenStreams. */
@@ -209,11 +213,13 @@ export class ServerCore implements StreamOwner {
   }
 
   /**
-   * A new legacy session. `initializeMs` ends it if it is not initialized that
-   * long after its start (HTTP passes `limits.initializeTimeoutMs`; a stdio
-   * session lives as long as its connection).
+   * A new legacy session, served on `transport`; its start and end are
+   * published (lifecycle-trace.ts). `initializeMs` ends it if it is not
+   * initialized that long after its start (HTTP passes
+   * `limits.initializeTimeoutMs`; a stdio session lives as long as its
+   * connection).
    */
-  newSession(id: string, onEnd: (reason: SessionEndReason) => void, timing: { initializeMs?: number } = {}): LegacySession {
+  newSession(id: string, transport: ServerTransport, onEnd: (reason: SessionEndReason) => void, timing: { initializeMs?: number } = {}): LegacySession {
     const session = new LegacySession({
       id,
       capabilities: this.capabilities,
@@ -226,10 +232,12 @@ export class ServerCore implements StreamOwner {
       maxSubscribedUriBytes: this.limits.maxSubscribedUriBytes,
       onEnd: (ended, reason) => {
         this.sessions.delete(ended);
+        traceSessionEnded(id, transport, reason);
         onEnd(reason);
       },
     });
     this.sessions.add(session);
+    traceSessionOpened(id, transport);
     return session;
   }
 

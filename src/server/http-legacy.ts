@@ -77,7 +77,7 @@ export class LegacyHttpSessions {
       return sendJson(res, error.httpStatus, errorFrame(request.id, error));
     }
     const id = randomUUID();
-    const session = this.core.newSession(id, (reason) => this.forget(id, reason), { initializeMs: this.core.limits.initializeTimeoutMs });
+    const session = this.core.newSession(id, 'http', (reason) => this.forget(id, reason), { initializeMs: this.core.limits.initializeTimeoutMs });
     const getStream = new SessionGetStream(session, this.core.limits, this.keepAliveMs, (overflow) => this.shed(id, overflow));
     const posts = new SessionPostStreams(id, this.core.limits, this.keepAliveMs);
     const record: SessionRecord = { session, inflight: new Map(), getStream, posts };

@@ -156,7 +156,7 @@ function openListenStream(
       if (reason.type === 'completed' || reason.type === 'slow_consumer') res.end();
       else res.destroy();
     },
-  });
+  }, 'http');
   res.on('close', cancel);
   streams.add(stream, res);
 }

@@ -30,6 +30,7 @@ export type { RemoteChangeHook } from './change-applier.ts';
 export { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 export { RETRY_AFTER_SECONDS } from './http-io.ts';
 export { SERVER_REQUEST_CHANNEL, type ServerRequestTrace } from './request-trace.ts';
+export { SERVER_SESSION_CHANNEL, SERVER_STREAM_CHANNEL, type ServerSessionTrace, type ServerStreamTrace, type ServerTransport } from './lifecycle-trace.ts';
 export { DEFAULT_CACHING, type CachingOptions, type CacheHint, type CacheScope, type CacheableResult } from './caching.ts';
 export { InvalidCachingError, InvalidPromptError, InvalidToolSchemaError, InvalidUriTemplateError } from './definition-errors.ts';
 export type { ResourceTemplateDefinition, ResourceTemplateReader } from './resource-templates.ts';

@@ -26,6 +26,7 @@ import { MetaKey } from '../protocol/versions.ts';
 import { LIST_CHANGED_METHOD, type Audience } from './audience-index.ts';
 import type { ConcreteChange } from './bus.ts';
 import { Lane, type LaneOwner } from './lane.ts';
+import type { ServerTransport } from './lifecycle-trace.ts';
 import type { Outbox } from './outbox.ts';
 
 export type { StreamEndReason };
@@ -40,6 +41,8 @@ export interface StreamOwner {
 export interface ListenStreamOptions {
   id: RequestId;
   honored: NotificationFilter;
+  /** What serves it, for the stream channel (lifecycle-trace.ts). */
+  transport: ServerTransport;
   outbox: Outbox;
   maxPending: number;
   maxPendingBytes: number;
@@ -59,6 +62,7 @@ type Snapshot = SnapshotFrom<typeof listenStreamMachine>;
 export class ListenStream implements Audience, LaneOwner, LeanActorHost<typeof listenStreamMachine> {
   readonly id: RequestId;
   readonly honored: NotificationFilter;
+  readonly transport: ServerTransport;
   /** For the LeanActor: where its inspection events go (none by default). */
   readonly inspect: Inspector | undefined;
   private readonly metaJson: string;
@@ -75,6 +79,7 @@ export class ListenStream implements Audience, LaneOwner, LeanActorHost<typeof l
   constructor(options: ListenStreamOptions) {
     this.id = options.id;
     this.honored = options.honored;
+    this.transport = options.transport;
     this.inspect = options.inspect;
     this.metaJson = `{${JSON.stringify(MetaKey.subscriptionId)}:${JSON.stringify(options.id)}}`;
     this.outbox = options.outbox;

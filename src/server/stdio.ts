@@ -290,7 +290,7 @@ export class StdioConnection implements StdioConnectionHandle {
       return;
     }
     try {
-      const stream = this.core.openStream(id, honored, this.outbox, this.streamOwner);
+      const stream = this.core.openStream(id, honored, this.outbox, this.streamOwner, 'stdio');
       this.streams.set(key, stream);
     } catch (error) {
       this.outbox.answer(errorFrame(id, error as WireError));
@@ -301,7 +301,7 @@ export class StdioConnection implements StdioConnectionHandle {
     const selected = eraOfOpening(request);
     if (selected === 'modern') this.servedModern = true;
     if (selected === 'legacy' && !this.session) {
-      this.session = this.core.newSession('stdio', (reason) => {
+      this.session = this.core.newSession('stdio', 'stdio', (reason) => {
         if (reason.type === 'slow_consumer') this.shutDown(reason);
       });
       this.session.hold(); // the process is the session: it never idles out
