@@ -43,6 +43,19 @@ export class RedisClientMissingError extends McpActorsError {
   }
 }
 
+/**
+ * Whether `cause` is Redis's own answer (node-redis's `ErrorReply`, as `SimpleError` or `BlobError`): Redis carried
+ * the command out to that error. Anything else the client rejects a command with (the link lost, the client closed)
+ * leaves its outcome unknown. Told by class name along the prototype chain, so it holds for any installed copy of
+ * `redis`, as the application's client may come from its own.
+ */
+export function isErrorReply(cause: unknown): boolean {
+  for (let proto: unknown = cause instanceof Error ? Object.getPrototypeOf(cause) : null; proto instanceof Object; proto = Object.getPrototypeOf(proto)) {
+    if (Object.hasOwn(proto, 'constructor') && (proto as { constructor: { name: string } }).constructor.name === 'ErrorReply') return true;
+  }
+  return false;
+}
+
 /** Bounded, jittered: quick after a blip, at most ~2 s apart while Redis stays away; never gives up. */
 export function reconnectDelay(retries: number): number {
   const base = Math.min(2000, 50 * 2 ** Math.min(retries, 6));

@@ -72,8 +72,24 @@ export class DeliveryLedger {
    * resent as (`restamp`).
    */
   private readonly appliedAtOnce = new Map<number, string>();
-  /** Those of `appliedAtOnce` queued to be sent (again), by seq: the highest seq sent when each was queued. */
+  /**
+   * Those of `appliedAtOnce` queued to be sent (again), by seq: the highest seq sent when each was queued. In the order
+   * they were queued, so in that value's order too: forgetting stops at the first one it keeps.
+   */
   private readonly queuedAfter = new Map<number, number>();
+  /**
+   * The rest of `appliedAtOnce`: sent, or being sent (`restamp`), in the order they went out, which is `seq` order, so
+   * forgetting stops at the first above the seq read. A restamped one kept comes last whatever its seq: it may be
+   * forgotten later than it could be, never sooner.
+   */
+  private readonly sentMarks = new Set<number>();
+  /**
+   * Those of `appliedAtOnce` a send of which failed unanswered (the link dropped): it may have written an entry, so a
+   * copy may still come back under their seq. One Redis refused with an error reply wrote nothing (`refused`).
+   */
+  private readonly mayHaveLanded = new Set<number>();
+  /** Own sends Redis refused with an error reply, until `applyOwnAtOnce` takes their failure. */
+  private readonly refusedSends = new Set<number>();
   /** See `highestSent`. */
   private sentUpTo = 0;
   /** Own events handed to Redis and not read back yet, oldest first: one whose publish fails is still unapplied. */
@@ -152,12 +168,27 @@ export class DeliveryLedger {
   applyOwnAtOnce(seq: number, event: string): boolean {
     // Sent and not read back: its publish failed, whatever was read after it (a later publish may have succeeded).
     const unread = this.ownInFlight.delete(seq);
+    const refused = this.refusedSends.delete(seq);
     const readBack = !unread && seq <= this.ownReadUpTo;
     const apply = !this.appliedAtOnce.has(seq) && !readBack;
     // Not one dropped from `ownInFlight` by its bound: it may never have been read, and a late copy beats none.
     if (apply || (readBack && seq > this.ownForgottenUpTo)) this.appliedAtOnce.set(seq, digestOf(event));
-    if (this.appliedAtOnce.has(seq)) this.queuedAfter.set(seq, this.sentUpTo);
+    if (!this.appliedAtOnce.has(seq)) return apply;
+    this.sentMarks.delete(seq);
+    this.queuedAfter.delete(seq);
+    this.queuedAfter.set(seq, this.sentUpTo);
+    // Sent (one never sent lies above every seq sent) and not refused: that send may yet be read back.
+    if (seq <= this.sentUpTo && !refused) this.mayHaveLanded.add(seq);
     return apply;
+  }
+
+  /**
+   * Redis answered this send of own event `seq` with an error reply, so it wrote nothing: the publish script's XADD is
+   * its first write and nothing after it can fail. Told before the failure reaches `applyOwnAtOnce`; a failure not
+   * told so is of unknown outcome (the link dropped, the answer lost), and that send may still come back.
+   */
+  refused(seq: number): void {
+    this.refusedSends.add(seq);
   }
 
   /** The highest own `seq` handed to Redis so far: a resend below it must go under a new one (see the bus's `send`). */
@@ -168,6 +199,11 @@ export class DeliveryLedger {
   /** This node hands its own event `seq` to Redis. */
   sending(seq: number, event: string): void {
     this.queuedAfter.delete(seq);
+    this.refusedSends.delete(seq);
+    if (this.appliedAtOnce.has(seq)) {
+      this.sentMarks.delete(seq);
+      this.sentMarks.add(seq);
+    }
     this.sentUpTo = Math.max(this.sentUpTo, seq);
     this.ownInFlight.set(seq, digestOf(event));
     // Bounded: one never read back (trimmed before this node read it) would otherwise stay for good.
@@ -179,12 +215,17 @@ export class DeliveryLedger {
 
   /**
    * Own event `from` is resent as `to` (a later `seq`): if it was applied already, its copy as `to` must not be,
-   * and neither must `from` if that publish did reach the stream after all.
+   * and neither must `from` if a publish of it did reach the stream after all. One never sent, or refused each time
+   * it was, cannot come back as `from`: its mark moves to `to`, so marks count events, not the times Redis refused them.
    */
   restamp(from: number, to: number): void {
     this.queuedAfter.delete(from);
     const digest = this.appliedAtOnce.get(from);
-    if (digest !== undefined) this.appliedAtOnce.set(to, digest);
+    if (digest === undefined) return;
+    this.appliedAtOnce.set(to, digest);
+    this.sentMarks.add(to);
+    if (this.mayHaveLanded.has(from)) this.sentMarks.add(from);
+    else this.forget(from);
   }
 
   /** Own events applied whose copy from the stream may still come, or is queued to be sent (diagnostics, tests). */
@@ -245,14 +286,23 @@ export class DeliveryLedger {
    * told that everything changed). Forgotten, or a long outage would keep every one.
    */
   private forgetAppliedUpTo(read: number): void {
-    for (const seq of this.appliedAtOnce.keys()) {
+    for (const [seq, queuedAfter] of this.queuedAfter) {
+      if (read <= queuedAfter) break;
+      this.forget(seq);
+    }
+    for (const seq of this.sentMarks) {
+      if (seq > read) break;
       // Sent and its outcome not back yet (the reader may hand back a later own event before the writer's refusal
       // of this one): a refusal makes it queued again, and applied already.
-      if (this.ownInFlight.has(seq)) continue;
-      const queuedAfter = this.queuedAfter.get(seq);
-      if (queuedAfter === undefined ? seq > read : read <= queuedAfter) continue;
-      this.appliedAtOnce.delete(seq);
-      this.queuedAfter.delete(seq);
+      if (!this.ownInFlight.has(seq)) this.forget(seq);
     }
+  }
+
+  /** Drops the mark of own event `seq`, wherever it is kept. */
+  private forget(seq: number): void {
+    this.appliedAtOnce.delete(seq);
+    this.queuedAfter.delete(seq);
+    this.sentMarks.delete(seq);
+    this.mayHaveLanded.delete(seq);
   }
 }

@@ -20,7 +20,7 @@ import {
   type RedisBusHealth,
 } from '../../machines/redis-bus.machine.ts';
 import type { ChangeBus, ChangeEvent, ChangeHandler } from '../server/bus.ts';
-import { BusConnections, type RedisClientLike } from './connection.ts';
+import { BusConnections, isErrorReply, type RedisClientLike } from './connection.ts';
 import { DeliveryLedger, type StreamPosition } from './delivery-ledger.ts';
 import { EventTooLargeError, MAX_EVENT_BYTES, StreamEntryError, type StreamEntryProblem } from './entry-errors.ts';
 import { ReadBarrier } from './read-barrier.ts';
@@ -260,6 +260,8 @@ class RedisStreamBus implements RedisBus {
         if (this.actor.getSnapshot().matches('live')) {
           this.log(`mcp-actors redis bus ${this.nodeId}: publishing ${event.type} failed, resent once live again: ${messageOf(cause)}`);
         }
+        // Redis's error reply means nothing was written: the ledger need not wait for a copy under this seq.
+        if (isErrorReply(cause)) this.ledger.refused(entry.seq);
         this.actor.send({ type: 'publish.failed', entry, cause });
       });
   }

@@ -107,3 +107,88 @@ describe('delivery ledger: own events resent under a new seq after a later one w
     expect(twice.awaitingOwn).toBe(0);
   });
 });
+
+/**
+ * One round of resends once live again, as the bus does it: the queued own events `queued[i]` (event `ev(i + 1)`) each
+ * go out under a new seq, every one being below the highest sent; then Redis refuses each with an error reply
+ * (`refused`), or the link drops with every answer lost (`unanswered`). Returns the seqs they went out under.
+ */
+function resendRound(ledger: DeliveryLedger, queued: number[], outcome: 'refused' | 'unanswered'): number[] {
+  const resent = queued.map((seq, index) => {
+    const to = ledger.highestSent + 1;
+    ledger.restamp(seq, to);
+    ledger.sending(to, ev(index + 1));
+    return to;
+  });
+  resent.forEach((seq, index) => {
+    if (outcome === 'refused') ledger.refused(seq);
+    expect(ledger.applyOwnAtOnce(seq, ev(index + 1))).toBe(false);
+  });
+  return resent;
+}
+
+describe('delivery ledger: own events Redis keeps refusing', () => {
+  it('marks as many of them as there are events, however often Redis refuses their resends', () => {
+    // Three published while live, refused (READONLY after a failover) and applied at once; then 1,000 refused resends.
+    const refused = ledger();
+    for (const seq of [1, 2, 3]) refused.sending(seq, ev(seq));
+    for (const seq of [1, 2, 3]) {
+      refused.refused(seq);
+      expect(refused.applyOwnAtOnce(seq, ev(seq))).toBe(true);
+    }
+    let queued = [1, 2, 3];
+    for (let round = 0; round < 1_000; round++) queued = resendRound(refused, queued, 'refused');
+    expect(refused.awaitingOwn).toBe(3);
+    // The next resend goes through: read back, none is applied again, and nothing stays marked.
+    const landed = queued.map((seq, index) => {
+      const to = refused.highestSent + 1;
+      refused.restamp(seq, to);
+      refused.sending(to, ev(index + 1));
+      return to;
+    });
+    landed.forEach((seq, index) => expect(refused.accept(own(seq, index + 1, ev(index + 1)))).toEqual({ gap: false, apply: false }));
+    expect(refused.awaitingOwn).toBe(0);
+  });
+
+  it('an entry under the seq of a publish Redis refused is not one this node sent', () => {
+    const refused = ledger();
+    refused.sending(1, ev(1));
+    refused.sending(2, ev(2));
+    refused.refused(1);
+    expect(refused.applyOwnAtOnce(1, ev(1))).toBe(true);
+    resendRound(refused, [1], 'refused');
+    expect(refused.accept(own(1, 1))).toEqual({ gap: false, apply: false, problem: { type: 'not_sent_by_this_node', seq: 1 } });
+  });
+
+  it('keeps the mark of one resent under a new seq while a send of it that went unanswered may still come back', () => {
+    // 1 sent, the link dropped with its answer lost (it did land); resent as 1 (still the highest sent) and refused.
+    const unanswered = ledger();
+    unanswered.sending(1, ev(1));
+    expect(unanswered.applyOwnAtOnce(1, ev(1))).toBe(true);
+    unanswered.sending(1, ev(1));
+    unanswered.refused(1);
+    expect(unanswered.applyOwnAtOnce(1, ev(1))).toBe(false);
+    // 2 published and sent meanwhile; 1 goes out as 3 and is refused again before its first copy is read.
+    unanswered.sending(2, ev(2));
+    resendRound(unanswered, [1], 'refused');
+    expect(unanswered.accept(own(1, 1))).toEqual({ gap: false, apply: false });
+    expect(unanswered.accept(own(2, 2))).toEqual({ gap: false, apply: true });
+    // Only the mark of its resend (queued again as 3) stays.
+    expect(unanswered.awaitingOwn).toBe(1);
+  });
+
+  it('keeps the marks of resends that went unanswered: each may come back under its own seq', () => {
+    const unanswered = ledger();
+    unanswered.sending(1, ev(1));
+    unanswered.sending(2, ev(2));
+    expect(unanswered.applyOwnAtOnce(1, ev(1))).toBe(true);
+    unanswered.refused(2);
+    expect(unanswered.applyOwnAtOnce(2, ev(2))).toBe(true);
+    // Resent as 3 and 4, the link dropped again: either may have landed, and 1's first send too, but not 2's.
+    resendRound(unanswered, [1, 2], 'unanswered');
+    expect(unanswered.awaitingOwn).toBe(3);
+    expect(unanswered.accept(own(1, 1))).toEqual({ gap: false, apply: false });
+    expect(unanswered.accept(own(3, 2, ev(1)))).toEqual({ gap: false, apply: false });
+    expect(unanswered.accept(own(4, 3, ev(2)))).toEqual({ gap: false, apply: false });
+  });
+});
