@@ -23,15 +23,26 @@ const MEMBER_PREFIX = 'member:';
 export const memberId = (id: string | number): string => `${MEMBER_PREFIX}${id}`;
 
 /**
+ * The events the URI worker hears after the members. Its reaction to them can
+ * end a listener (the rollback of a failed registration finishes at once when
+ * the transport is lost, or a reconnect interrupts it, and the listener is
+ * rejected), which must have heard the event by then: an audience is chosen
+ * before anyone hears it, and nothing is sent to an actor that stopped. On
+ * `connection.ready` the listeners must also be resubscribing before the worker
+ * reports its resubscription (a worker holding no URI reports at once).
+ */
+const WORKER_LAST: ReadonlySet<string> = new Set(['connection.ready', 'connection.lost']);
+
+/**
  * Who hears a lifecycle event of type `type`, in order, among the actors of
- * the connection's system. The URI worker hears it first, except
- * `connection.ready`: the listeners must be resubscribing before the worker
- * reports its resubscription (a worker holding no URI reports at once), and
- * on everything else the worker must have stopped before listeners that
- * close ask it to release their URIs. Children that already ended are left out,
- * and so are the members after an era change announced in the same step
- * (`membersEnding`): each stream and listener ends on leaving its era, but
- * the announcement reaches it only after this audience is chosen.
+ * the connection's system. The URI worker hears `connection.ready` and
+ * `connection.lost` last (`WORKER_LAST`) and everything else first: on an
+ * era change or a close it must have stopped before listeners that close on
+ * it ask it to release their URIs, and its reaction to those ends no
+ * listener. Children that already ended are left out, and so are the members
+ * after an era change announced in the same step (`membersEnding`): each
+ * stream and listener ends on leaving its era, but the announcement reaches
+ * it only after this audience is chosen.
  */
 export function audience(registered: Record<string, AnyActorRef>, type: string, options: { membersEnding?: boolean } = {}): AnyActorRef[] {
   // A child that reached its final state may stay registered until its owner releases it: it hears nothing more.
@@ -42,5 +53,5 @@ export function audience(registered: Record<string, AnyActorRef>, type: string, 
     ? []
     : Object.keys(registered).flatMap((id) => (id.startsWith(MEMBER_PREFIX) ? [registered[id]!] : [])).filter(running);
   if (!worker || !running(worker)) return members;
-  return type === 'connection.ready' ? [...members, worker] : [worker, ...members];
+  return WORKER_LAST.has(type) ? [...members, worker] : [worker, ...members];
 }

@@ -1,22 +1,21 @@
 /**
  * The client facade: `createClient(options)` gives a connection to one MCP
- * server in either era, with typed helpers, fallback notification handlers
- * and lifecycle events. The connection and its actor are private: the
- * package's own modules reach them through connection-of.ts, and an
- * inspector sees them through the `inspect` option.
+ * server in either era, with typed calls of its features (server-features.ts),
+ * streams and listeners of its change notifications (change-notifications.ts),
+ * fallback notification handlers and lifecycle events. The connection and its
+ * actor are private: the package's own modules reach them through
+ * connection-of.ts, and an inspector sees them through the `inspect` option.
  */
 import { toPromise, type Subscription } from 'xstate';
 import type { ConnectionClosedReason } from '../../machines/closed-reason.ts';
-import { HttpStatusError, NotConnectedError } from '../protocol/errors.ts';
-import { ErrorCode, type JsonObject } from '../protocol/jsonrpc.ts';
+import { NotConnectedError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/jsonrpc.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { NotificationFilter } from '../protocol/filter.ts';
 import { Connection, type ConnectionOptions } from './connection.ts';
 import { registerConnection } from './connection-of.ts';
 import { statusStream, type ClientEventOf, type ClientEventType, type ClientState, type ClientStatus } from './client-status.ts';
 import type { NotificationHandler } from './inbound-router.ts';
-import { DEFAULT_MAX_INPUT_ROUNDS, requestWithInputs } from './input-required.ts';
-import { collectPages, LIST_METHODS, type ListName } from './pages.ts';
 import type {
   CallToolResult,
   CompleteParams,
@@ -30,15 +29,14 @@ import type {
   ServerInfo,
   Tool,
 } from '../protocol/mcp-types.ts';
-import { checkedList, checkedResult, type ListItems } from '../protocol/result-shapes.ts';
 import type { ServerRequestMethod } from './server-request-types.ts';
 import type { OnRequestOptions, ServerRequestHandler } from './server-requests.ts';
-import { NotificationListeners, type IterableListenerRef, type ListenerRef, type SubscribeNotificationsOptions } from './listeners.ts';
-import { isSubscriber, type DeliveryTarget, type Subscriber } from './mailbox.ts';
+import type { IterableListenerRef, ListenerRef, SubscribeNotificationsOptions } from './listeners.ts';
+import type { Subscriber } from './mailbox.ts';
+import { changeNotifications, type ChangeNotificationCalls, type ChangeNotifications } from './change-notifications.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
 import type { RequestOptions } from './ports.ts';
-import { openSubscription } from './open-subscription.ts';
-import { ToolOutputChecks } from './tool-output-checks.ts';
+import { serverFeatures, type ServerFeatures } from './server-features.ts';
 import type { IterableListenStream, ListenOptions, ListenStream } from './subscription.ts';
 
 export type { ClientEvent } from './client-status.ts';
@@ -55,14 +53,14 @@ export interface ClientOptions extends Omit<ConnectionOptions, 'clock' | 'random
 }
 
 /** A connection to one MCP server, in either era: see `createClient`. */
-export class McpClient {
+export class McpClient implements ServerFeatures, ChangeNotifications {
   /** Resolves once, with why the connection ended for good. */
   readonly closed: Promise<ConnectionClosedReason>;
 
   readonly #connection: Connection;
-  readonly #listeners: NotificationListeners;
+  readonly #notifications: ChangeNotificationCalls;
   readonly #options: ClientOptions;
-  readonly #toolOutputs: ToolOutputChecks;
+  readonly #features: ServerFeatures;
 
   /** `options` may carry the test seams of `mcp-actors/testing` (createTestClient); ClientOptions does not name them. */
   constructor(options: ClientOptions) {
@@ -70,15 +68,10 @@ export class McpClient {
     const connection = new Connection(options);
     this.#connection = connection;
     registerConnection(this, connection);
-    // Started first: the registry's URI worker is adopted as the connection actor's child at once.
+    // Started first: the listeners' URI worker is adopted as the connection actor's child at once.
     connection.actor.start();
-    this.#listeners = new NotificationListeners(connection, {
-      ...(options.mailboxCap !== undefined ? { mailboxCap: options.mailboxCap } : {}),
-    });
-    connection.router.onNotification('*', (params, method) => {
-      if (connection.era === 'legacy') this.#listeners.dispatch(method, params);
-    });
-    this.#toolOutputs = new ToolOutputChecks((error) => connection.report(error));
+    this.#notifications = changeNotifications(connection, options);
+    this.#features = serverFeatures(connection, { maxInputRounds: options.maxInputRounds });
     this.closed = toPromise(connection.actor);
   }
 
@@ -240,165 +233,63 @@ export class McpClient {
     return this.#connection.notify(method, params);
   }
 
-  /**
-   * Every tool, all pages; rejects with InvalidResultError when one lacks what MCP defines (extra fields pass
-   * through), a page lacks its list or a cursor comes twice, and with ListTooLongError or TooManyPagesError past
-   * 1,000,000 items or 10,000 pages. The tools' output schemas are what `callTool` checks structured results against from then on.
-   */
-  async listTools(options?: RequestOptions): Promise<Tool[]> {
-    const tools = await this.#listAll('tools', options);
-    this.#toolOutputs.learn(tools);
-    return tools;
+  // The typed calls of the server's features: documented on ServerFeatures (server-features.ts), whose TSDoc they show.
+  listTools(options?: RequestOptions): Promise<Tool[]> {
+    return this.#features.listTools(options);
   }
 
-  /** Every prompt, all pages, checked as `listTools` checks tools. */
   listPrompts(options?: RequestOptions): Promise<Prompt[]> {
-    return this.#listAll('prompts', options);
+    return this.#features.listPrompts(options);
   }
 
-  /** Every resource, all pages, checked as `listTools` checks tools. */
   listResources(options?: RequestOptions): Promise<Resource[]> {
-    return this.#listAll('resources', options);
+    return this.#features.listResources(options);
   }
 
-  /** Every resource template, all pages, checked as `listTools` checks tools. */
   listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
-    return this.#listAll('resourceTemplates', options);
+    return this.#features.listResourceTemplates(options);
   }
 
-  /**
-   * Reads a resource; an input-required result is answered and retried (see `callTool`).
-   * Rejects with InvalidResultError when the result lacks what MCP defines.
-   */
-  async readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
-    const result = await this.#withInputs('resources/read', { uri }, options, (params) => this.request('resources/read', params, options));
-    return checkedResult('resources/read', result);
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.#features.readResource(uri, options);
   }
 
-  /** Suggestions for an argument of a prompt or a resource template (`completion/complete`); checked as `callTool`'s result is. */
-  async complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
-    return checkedResult('completion/complete', await this.request('completion/complete', { ...params }, options));
+  complete(params: CompleteParams, options?: RequestOptions): Promise<CompleteResult> {
+    return this.#features.complete(params, options);
   }
 
-  /**
-   * Calls a tool. Over modern HTTP a server refuses a call whose
-   * `Mcp-Param-*` headers are missing or stale with HeaderMismatch; as the
-   * spec advises, the tool list is then fetched again (the transport learns
-   * the headers from it) and the call retried once.
-   *
-   * Modern era: an input-required result is answered with the handlers
-   * registered by `onRequest` and the call retried (a new request) with
-   * `inputResponses` and the server's `requestState`, up to `maxInputRounds`
-   * times; `options.signal` aborts the handlers and the call. A requested
-   * input with no handler ends the call with InputHandlerMissingError.
-   *
-   * A result without the fields MCP defines (`content` an array of content
-   * blocks) rejects with InvalidResultError, and so does a successful result
-   * of a tool whose `outputSchema` (from the last `listTools()`) its
-   * `structuredContent` is missing or does not fit; a failed tool is a result
-   * with `isError: true`, not a rejection.
-   */
-  async callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
-    const result = await this.#withInputs('tools/call', { name, arguments: args }, options, (params) => this.#callToolOnce(params, options));
-    const checked = checkedResult('tools/call', result);
-    await this.#toolOutputs.check(name, checked);
-    return checked;
+  callTool(name: string, args: JsonObject = {}, options?: RequestOptions): Promise<CallToolResult> {
+    return this.#features.callTool(name, args, options);
   }
 
-  async #callToolOnce(params: JsonObject, options: RequestOptions | undefined): Promise<JsonObject> {
-    try {
-      return await this.request('tools/call', params, options);
-    } catch (error) {
-      if (!(error instanceof HttpStatusError) || error.rpcError?.code !== ErrorCode.HeaderMismatch) throw error;
-      await this.listTools(options);
-      return this.request('tools/call', params, options);
-    }
+  getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
+    return this.#features.getPrompt(name, args, options);
   }
 
-  /**
-   * Gets a prompt; an input-required result is answered and retried (see `callTool`).
-   * Rejects with InvalidResultError when the result lacks what MCP defines.
-   */
-  async getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
-    const result = await this.#withInputs('prompts/get', { name, arguments: args }, options, (params) => this.request('prompts/get', params, options));
-    return checkedResult('prompts/get', result);
-  }
-
-  #withInputs(method: string, params: JsonObject, options: RequestOptions | undefined, send: (params: JsonObject) => Promise<JsonObject>): Promise<JsonObject> {
-    return requestWithInputs(method, params, send, this.#connection.serverRequests, {
-      maxRounds: this.#options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
-      ...(options?.signal ? { signal: options.signal } : {}),
-    });
-  }
-
-  /**
-   * Legacy era: one direct `resources/subscribe`. Not refcounted with
-   * notification listeners: the server keeps one subscription per URI per
-   * session, so `unsubscribeResource` also silences listeners on that URI.
-   */
   subscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
-    return this.request('resources/subscribe', { uri }, options);
+    return this.#features.subscribeResource(uri, options);
   }
 
-  /** Legacy era: one direct `resources/unsubscribe`, the counterpart of `subscribeResource` (not refcounted either). */
   unsubscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
-    return this.request('resources/unsubscribe', { uri }, options);
+    return this.#features.unsubscribeResource(uri, options);
   }
 
-  /**
-   * Modern era: opens a `subscriptions/listen` stream owned by its own actor
-   * and resolves once the server acknowledged it (the honored filter is on
-   * the stream). Without a subscriber the stream is async-iterable (`for
-   * await` its messages); with one (a callback, or an xstate actor that
-   * receives them as events) the messages go there. On a legacy connection it
-   * rejects with WrongEraError: use `subscribeNotifications`.
-   */
+  // Streams and listeners: documented on ChangeNotifications (change-notifications.ts), whose TSDoc they show.
   listen(filter: NotificationFilter, subscriber: Subscriber, options?: ListenOptions): Promise<ListenStream>;
   listen(filter: NotificationFilter, options?: ListenOptions): Promise<IterableListenStream>;
-  async listen(filter: NotificationFilter, second?: Subscriber | ListenOptions, third?: ListenOptions): Promise<ListenStream> {
-    this.#assertReady('subscriptions/listen');
-    const [target, options] = deliveryOf(second, third);
-    const mailboxCap = this.#options.mailboxCap;
-    return openSubscription(this.#connection, filter, target, { ...(mailboxCap !== undefined ? { mailboxCap } : {}), ...options });
+  listen(filter: NotificationFilter, second?: Subscriber | ListenOptions, third?: ListenOptions): Promise<ListenStream> {
+    return this.#notifications.listen(filter, second, third);
   }
 
-  /**
-   * Legacy era: registers a notification listener whose filter decides what
-   * its subscriber receives; resolves once every URI it names is subscribed.
-   * Without a subscriber the reference is async-iterable, as a listen stream
-   * is. On a modern connection it rejects with WrongEraError: use `listen`.
-   */
   subscribeNotifications(filter: NotificationFilter, subscriber: Subscriber, options?: SubscribeNotificationsOptions): Promise<ListenerRef>;
   subscribeNotifications(filter: NotificationFilter, options?: SubscribeNotificationsOptions): Promise<IterableListenerRef>;
-  async subscribeNotifications(
-    filter: NotificationFilter,
-    second?: Subscriber | SubscribeNotificationsOptions,
-    third?: SubscribeNotificationsOptions,
-  ): Promise<ListenerRef> {
-    this.#assertReady('subscribeNotifications');
-    const [target, options] = deliveryOf(second, third);
-    return this.#listeners.subscribeNotifications(filter, target, options);
+  subscribeNotifications(filter: NotificationFilter, second?: Subscriber | SubscribeNotificationsOptions, third?: SubscribeNotificationsOptions): Promise<ListenerRef> {
+    return this.#notifications.subscribeNotifications(filter, second, third);
   }
 
-  /** Opening a stream or a listener is a request: while not connected it fails fast, as requests do. */
-  #assertReady(operation: string): void {
-    if (!this.#connection.ready) throw new NotConnectedError(this.state, operation);
-  }
-
-  /** Removes a listener and releases the URIs it acquired; an unknown reference rejects with ListenerNotFoundError. */
   unsubscribeNotifications(ref: Pick<ListenerRef, 'id'>): Promise<void> {
-    return this.#listeners.unsubscribeNotifications(ref);
+    return this.#notifications.unsubscribeNotifications(ref);
   }
-
-  async #listAll<L extends ListName>(list: L, options?: RequestOptions): Promise<ListItems[L][]> {
-    const items = await collectPages(list, (method, params) => this.request(method, params, options));
-    return checkedList(list, LIST_METHODS[list], items);
-  }
-}
-
-/** The argument after a filter is a subscriber or the options: no subscriber means the stream is iterated. */
-function deliveryOf<O extends object>(second: Subscriber | O | undefined, third: O | undefined): [DeliveryTarget, O | undefined] {
-  return isSubscriber(second) ? [second, third] : ['iterator', second];
 }
 
 /** Creates a client; call `connect()` to connect. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createActor, setup } from 'xstate';
 import { NotificationListeners, ListenerClosedError, ListenerNotFoundError, SubscribeFailedError } from '../../src/client/listeners.ts';
 import type { SubscriberMessage } from '../../src/client/messages.ts';
@@ -159,6 +159,31 @@ describe('notification listeners: races on the wire', () => {
     expect(peer.log()).toEqual(['sub file:///x', 'sub file:///bad', 'unsub file:///x', 'sub file:///x']);
     expect([...peer.subscriptions]).toEqual(['file:///x']);
     expect(registry.uriState().holders).toEqual({ 'file:///x': ['listener-2'] });
+  });
+
+  it('rejects a registration whose rollback the transport loss finishes, and sends its stopped listener nothing', async () => {
+    const { peer, registry } = setupRegistry({ autoComplete: false });
+    peer.failing.add('file:///bad');
+    const failing = registry.subscribeNotifications({ resourceSubscriptions: ['file:///x', 'file:///bad'] }, () => {});
+    const rejected = failing.catch((error: unknown) => error);
+    await peer.waitForPending();
+    peer.completeNext(); // sub x (ok)
+    await peer.waitForPending();
+    peer.completeNext(); // sub bad (refused)
+    await peer.waitForPending(); // the rollback's unsub x is in flight
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      // Announced before the pending unsubscribe fails: the worker settles the rollback offline and rejects the listener.
+      peer.drop();
+      peer.announce({ type: 'connection.lost', cause: 'dropped' });
+      expect(await rejected).toBeInstanceOf(SubscribeFailedError);
+      // xstate warns of every event sent to a stopped actor: none was.
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+    expect(peer.log()).toEqual(['sub file:///x', 'sub file:///bad', 'unsub file:///x']);
+    expect(registry.uriState()).toEqual({ holders: {}, lost: [] });
   });
 });
 

@@ -2,13 +2,14 @@
  * Rule 3 of issue 15 in the machine that holds it: the connection machine
  * sends each lifecycle event to the children registered in its system, on
  * the transition that announces it, in the order connection-children.ts
- * gives (the URI worker first, except on `connection.ready`), and tells a
+ * gives (the URI worker last on `connection.ready` and `connection.lost`,
+ * first on the rest), and tells a
  * child that stopped nothing more. Children here are recording actors made
  * with xstate's public `parent` and `systemId` options; time is the
  * simulated clock.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { createActor, setup, type AnyActorRef } from 'xstate';
+import { createActor, emit, setup, type AnyActorRef } from 'xstate';
 import { memberId, URI_WORKER_ID } from '../../machines/connection-children.ts';
 import { registerChild } from '../../src/runtime/xstate-internals.ts';
 import { harness } from './connection-harness.ts';
@@ -31,7 +32,7 @@ function recorder(parent: AnyActorRef) {
 }
 
 describe('connection machine: its children hear its lifecycle from it', () => {
-  it('tells every child each lifecycle event, the worker first except on ready, and a child that ended nothing', async () => {
+  it('tells every child each lifecycle event, the worker last on ready and lost and first on the rest, and a child that ended nothing', async () => {
     const h = harness({ eras: ['legacy', 'legacy'] });
     const { heard, child } = recorder(h.actor);
     child('worker', URI_WORKER_ID);
@@ -46,7 +47,7 @@ describe('connection machine: its children hear its lifecycle from it', () => {
     h.clock.increment(1_000); // ready as long as the longest reconnect delay: an ordinary loss, not a quick one
     heard.length = 0;
     h.transports[0]!.fail(new Error('exited'));
-    expect(heard).toEqual(['worker connection.lost', 'listener connection.lost']);
+    expect(heard).toEqual(['listener connection.lost', 'worker connection.lost']);
     h.clock.increment(75);
     h.transports[1]!.open();
     await h.settle();
@@ -110,6 +111,34 @@ describe('connection machine: its children hear its lifecycle from it', () => {
     }
   });
 
+  it('tells the worker of a loss after the members: a listener the worker rejects on hearing it has heard it, and nothing more', async () => {
+    const h = harness({ eras: ['legacy'] });
+    const { heard, child } = recorder(h.actor);
+    const registering = child('registering');
+    // As the URI worker does: a loss finishes a failed registration's rollback at once, and the registry ends its listener.
+    const worker = createActor(
+      setup({ types: { emitted: {} as { type: 'acquire.failed' } } }).createMachine({
+        on: { 'connection.lost': { actions: [({ event }) => heard.push(`worker ${event.type}`), emit({ type: 'acquire.failed' })] } },
+      }),
+      { parent: h.actor, systemId: URI_WORKER_ID },
+    ).start();
+    worker.on('acquire.failed', () => registering.send({ type: 'end' }));
+    h.actor.send({ type: 'connect' });
+    h.transports[0]!.open();
+    await h.settle();
+    heard.length = 0;
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      h.transports[0]!.fail(new Error('exited'));
+      expect(heard).toEqual(['registering connection.lost', 'worker connection.lost']);
+      expect(registering.getSnapshot().status).toBe('done');
+      // xstate warns of every event sent to a stopped actor: none was.
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('tells children the era changed; members end on it and hear no ready after it, the worker does', async () => {
     const h = harness({ eras: ['legacy', 'modern'] });
     const { heard, child } = recorder(h.actor);
@@ -138,8 +167,8 @@ describe('connection machine: its children hear its lifecycle from it', () => {
       expect(heard).toEqual([
         'listener connection.ready',
         'worker connection.ready',
-        'worker connection.lost',
         'listener connection.lost',
+        'worker connection.lost',
         'worker connection.era_changed',
         'listener ended',
         'worker connection.ready',
