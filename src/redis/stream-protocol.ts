@@ -27,11 +27,13 @@ export function streamKeys(prefix: string): StreamKeys {
 /**
  * XADD, then INCR, in one step, so ordinals follow the stream's order without holes. The XADD comes first: a script's
  * writes before an error stay, so an INCR before an XADD Redis refuses (the events key of another type, its last id
- * taken) would leave a hole every reader resyncs on. The INCR after it cannot fail, as the GET checked the counter;
- * `%d` keeps an ordinal past 14 digits out of Lua's exponent notation.
+ * taken) would leave a hole every reader resyncs on. The INCR after it cannot fail, as the GET checked the counter
+ * first for what INCR refuses (a leading zero, past 2^63 - 1): an error reply means nothing was written, which the
+ * bus relies on (delivery-ledger.ts, `refused`). At most 15 digits, so Lua's number holds it exactly; `%d` keeps it
+ * out of exponent notation.
  */
 const PUBLISH_SCRIPT = `local last = redis.call('GET', KEYS[2]) or '0'
-if not string.match(last, '^%d+$') then return redis.error_reply('ERR ' .. KEYS[2] .. ' is not an ordinal') end
+if not (last == '0' or (string.match(last, '^[1-9]%d*$') and #last <= 15)) then return redis.error_reply('ERR ' .. KEYS[2] .. ' is not an ordinal') end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'n', string.format('%d', tonumber(last) + 1), 'o', ARGV[2], 's', ARGV[3], 'e', ARGV[4])
 redis.call('INCR', KEYS[2])
 return id`;

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RedisClientLike } from '../../src/redis/index.ts';
 import { StreamEntryError } from '../../src/redis/entry-errors.ts';
+import { isErrorReply } from '../../src/redis/connection.ts';
 import { encodeChangeEvent, publishCommand, streamKeys } from '../../src/redis/stream-protocol.ts';
 import { busTestbed, isPublish, nextHealth, sameEvent, updated, waitForHealth, withOverrides } from './bus-testbed.ts';
 
@@ -54,5 +55,37 @@ describe('Redis bus: publishes Redis refuses with an error reply', () => {
     await a.bus.settled();
     expect(uncovered(a.received)).toEqual([]);
     expect(duplicates(a.received)).toEqual([]);
+  });
+
+  // The bus takes an error reply to a publish as proof that nothing was written (the ledger drops that seq's mark), so
+  // the script must refuse before its XADD whatever its INCR after it would refuse.
+  it.each([
+    ['a leading zero', '007'],
+    ['the largest counter INCR cannot raise', '9223372036854775807'],
+    ['past 2^63 - 1', '12345678901234567890'],
+    ['more digits than a Lua number holds exactly', '1234567890123456'],
+    ['no number', 'x'],
+  ])('a publish over an ordinal key holding %s is an error reply, and writes no entry', async (_, ordinal) => {
+    const server = await redis();
+    const writer = await client(server.url);
+    const keys = streamKeys('mcp-actors');
+    await writer.sendCommand(['SET', keys.ordinal, ordinal]);
+    const publishing = writer.sendCommand(publishCommand(keys, 10_000, 'someone', 1, encodeChangeEvent(updated('test://a'))));
+    const refusal = await publishing.then(() => undefined, (error: unknown) => error);
+    expect(isErrorReply(refusal)).toBe(true);
+    expect(await writer.sendCommand(['XLEN', keys.events])).toBe(0);
+    expect(await writer.sendCommand(['GET', keys.ordinal])).toBe(ordinal);
+  });
+
+  it.each([['0'], ['999999999999999']])('a publish over an ordinal key holding %s writes the next ordinal', async (ordinal) => {
+    const server = await redis();
+    const writer = await client(server.url);
+    const keys = streamKeys('mcp-actors');
+    await writer.sendCommand(['SET', keys.ordinal, ordinal]);
+    await writer.sendCommand(publishCommand(keys, 10_000, 'someone', 1, encodeChangeEvent(updated('test://a'))));
+    const next = String(BigInt(ordinal) + 1n);
+    expect(await writer.sendCommand(['GET', keys.ordinal])).toBe(next);
+    const [[, fields]] = (await writer.sendCommand(['XRANGE', keys.events, '-', '+'])) as [[string, string[]]];
+    expect(fields.slice(0, 2)).toEqual(['n', next]);
   });
 });

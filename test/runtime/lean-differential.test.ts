@@ -28,6 +28,7 @@ import { sharedStepsLogic } from '../../src/server/listen-stream-logic.ts';
 import { subscriptionMachine, type ListenCommand, type SubscriptionEvent, type SubscriptionInput } from '../../machines/subscription.machine.ts';
 import { ResyncInterruptedError } from '../../machines/subscription-errors.ts';
 import type { NotificationFilter } from '../../machines/notification-filter.ts';
+import { seededRandom } from '../setup/seeded-random.ts';
 
 type Step = { send: EventObject } | { advance: number } | { stop: true };
 
@@ -133,17 +134,6 @@ function plain(value: unknown, self: object): unknown {
   return value;
 }
 
-/** A seeded `random` (mulberry32): the same numbers in both runs. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const requested: NotificationFilter = { toolsListChanged: true, resourceSubscriptions: ['file:///a', 'file:///b'] };
 const filter: fc.Arbitrary<NotificationFilter> = fc.record(
@@ -192,7 +182,7 @@ const subscriptionInput: fc.Arbitrary<() => SubscriptionInput> = fc
     subscriptionId: 7,
     requested,
     ackTimeoutMs,
-    relisten: relisten && { backoff: { maxAttempts: relisten.maxAttempts, baseDelayMs: relisten.baseDelayMs, maxDelayMs: relisten.maxDelayMs }, random: seeded(relisten.seed) },
+    relisten: relisten && { backoff: { maxAttempts: relisten.maxAttempts, baseDelayMs: relisten.baseDelayMs, maxDelayMs: relisten.maxDelayMs }, random: seededRandom(relisten.seed) },
   }));
 
 /** Every built-in action the lean runtime supports, in one small machine, with a final state and a throwing guard. */
