@@ -1,6 +1,6 @@
 /**
  * The client facade: `createClient(options)` gives a connection to one MCP
- * server in either era, with typed calls of its features (server-features.ts),
+ * server in either era, with typed calls of its features (feature-calls.ts),
  * streams and listeners of its change notifications (change-notifications.ts),
  * fallback notification handlers and lifecycle events. The connection and its
  * actor are private: the package's own modules reach them through
@@ -36,7 +36,7 @@ import type { Subscriber } from './mailbox.ts';
 import { changeNotifications, type ChangeNotificationCalls, type ChangeNotifications } from './change-notifications.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
 import type { RequestOptions } from './ports.ts';
-import { serverFeatures, type ServerFeatures } from './server-features.ts';
+import { featureCalls, type FeatureCalls } from './feature-calls.ts';
 import type { IterableListenStream, ListenOptions, ListenStream } from './subscription.ts';
 
 export type { ClientEvent } from './client-status.ts';
@@ -53,14 +53,14 @@ export interface ClientOptions extends Omit<ConnectionOptions, 'clock' | 'random
 }
 
 /** A connection to one MCP server, in either era: see `createClient`. */
-export class McpClient implements ServerFeatures, ChangeNotifications {
+export class McpClient implements FeatureCalls, ChangeNotifications {
   /** Resolves once, with why the connection ended for good. */
   readonly closed: Promise<ConnectionClosedReason>;
 
   readonly #connection: Connection;
   readonly #notifications: ChangeNotificationCalls;
   readonly #options: ClientOptions;
-  readonly #features: ServerFeatures;
+  readonly #features: FeatureCalls;
 
   /** `options` may carry the test seams of `mcp-actors/testing` (createTestClient); ClientOptions does not name them. */
   constructor(options: ClientOptions) {
@@ -71,7 +71,11 @@ export class McpClient implements ServerFeatures, ChangeNotifications {
     // Started first: the listeners' URI worker is adopted as the connection actor's child at once.
     connection.actor.start();
     this.#notifications = changeNotifications(connection, options);
-    this.#features = serverFeatures(connection, { maxInputRounds: options.maxInputRounds });
+    // Through the client's own request and listTools, which a subclass may override.
+    this.#features = featureCalls(
+      { request: this.request.bind(this), listTools: this.listTools.bind(this), serverRequests: connection.serverRequests, report: (error) => connection.report(error) },
+      { maxInputRounds: options.maxInputRounds },
+    );
     this.closed = toPromise(connection.actor);
   }
 
@@ -233,7 +237,7 @@ export class McpClient implements ServerFeatures, ChangeNotifications {
     return this.#connection.notify(method, params);
   }
 
-  // The typed calls of the server's features: documented on ServerFeatures (server-features.ts), whose TSDoc they show.
+  // The typed calls of the server's features: documented on FeatureCalls (feature-calls.ts), whose TSDoc they show.
   listTools(options?: RequestOptions): Promise<Tool[]> {
     return this.#features.listTools(options);
   }

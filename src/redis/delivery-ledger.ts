@@ -184,8 +184,9 @@ export class DeliveryLedger {
 
   /**
    * Redis answered this send of own event `seq` with an error reply, so it wrote nothing: the publish script's XADD is
-   * its first write, and the script checks first what could fail after it (stream-protocol.ts). Told before the failure reaches `applyOwnAtOnce`; a failure not
-   * told so is of unknown outcome (the link dropped, the answer lost), and that send may still come back.
+   * its first write, and the script checks first what could fail after it (stream-protocol.ts). Told before the
+   * failure reaches `applyOwnAtOnce`; a failure not told so is of unknown outcome (the link dropped, the answer lost),
+   * and that send may still come back.
    */
   refused(seq: number): void {
     this.refusedSends.add(seq);

@@ -30,19 +30,19 @@ export function fetchResending(fetch: Fetch, endpoint: URL, init: SignalledInit)
 
 /**
  * Posts a `tools/call` once. Reset before any response header, it is not resent: whether the server is still there
- * is asked safely instead, by an OPTIONS with `probeHeaders` (no session), resent as `fetchResending` does. One that
+ * is asked safely instead, by an OPTIONS with `probeHeaders()` (no session), resent as `fetchResending` does. One that
  * answers lost only a stale socket, and the call fails alone with OutcomeUnknownError; one that does not is gone, as
  * a refusal says, and the reset is thrown. Not a HEAD: frameworks route a HEAD to the GET handler, which may open an
  * event stream. Bounded: a server that does not answer it soon counts as gone.
  */
-export async function postToolCall(fetch: Fetch, endpoint: URL, init: SignalledInit, call: JsonRpcRequest, probeHeaders: Headers): Promise<Response> {
+export async function postToolCall(fetch: Fetch, endpoint: URL, init: SignalledInit, call: JsonRpcRequest, probeHeaders: () => Headers): Promise<Response> {
   try {
     return await fetch(endpoint, init);
   } catch (error) {
     if (init.signal.aborted || !isClosedSocket(error)) throw error;
     const signal = AbortSignal.any([init.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]);
     // Any status will do, a redirect we do not follow too; its body is not read.
-    const answered = await fetchResending(fetch, endpoint, { method: 'OPTIONS', headers: probeHeaders, signal }).then(
+    const answered = await fetchResending(fetch, endpoint, { method: 'OPTIONS', headers: probeHeaders(), signal }).then(
       (response) => response.body?.cancel().then(() => true, () => true) ?? true,
       (probeError: unknown) => probeError instanceof HttpRedirectError,
     );

@@ -215,7 +215,7 @@ class HttpClientTransport implements ClientTransport, RequestResponseHost {
   /** One POST of `message`, with the headers of the era and the current bearer token (closed-socket.ts: resent once). */
   private post(endpoint: URL, message: JsonRpcMessage, body: string, controller: AbortController): Promise<Response> {
     const init = { method: 'POST', headers: this.postHeaders(message), body, signal: controller.signal };
-    return isToolCall(message) ? postToolCall(this.fetch, endpoint, init, message, this.baseHeaders()) : fetchResending(this.fetch, endpoint, init);
+    return isToolCall(message) ? postToolCall(this.fetch, endpoint, init, message, () => this.baseHeaders()) : fetchResending(this.fetch, endpoint, init);
   }
 
   get open(): boolean {

@@ -3,7 +3,7 @@
  * completions, and the legacy era's direct resource subscriptions. Each
  * result is checked against what MCP defines before a caller reads it; an
  * input-required result is answered and the call retried. `McpClient`
- * implements `ServerFeatures` by handing each call to `serverFeatures(…)`:
+ * implements `FeatureCalls` by handing each call to `featureCalls(…)`:
  * the documentation lives on the interface, and the client's methods show it
  * (TypeScript and the README's API reference take a member's TSDoc from the
  * interface it implements).
@@ -19,7 +19,7 @@ import type { ServerRequestHandlers } from './server-requests.ts';
 import { ToolOutputChecks } from './tool-output-checks.ts';
 
 /** The typed calls of the server's features, as `McpClient` offers them. */
-export interface ServerFeatures {
+export interface FeatureCalls {
   /**
    * Every tool, all pages; rejects with InvalidResultError when one lacks what MCP defines (extra fields pass
    * through), a page lacks its list or a cursor comes twice, and with ListTooLongError or TooManyPagesError past
@@ -82,16 +82,21 @@ export interface ServerFeatures {
   unsubscribeResource(uri: string, options?: RequestOptions): Promise<JsonObject>;
 }
 
-/** What the typed calls need of the client's connection: its requests, its answers to input requests, its error reports. */
+/**
+ * What the typed calls need of the client: its requests and its tool list (the client's own methods, so a subclass
+ * that overrides them sees every typed call), its answers to input requests, its error reports.
+ */
 export interface FeaturePort {
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject>;
+  /** Fetches the tool list again when a `tools/call` met HeaderMismatch (the transport learns the headers from it). */
+  listTools(options?: RequestOptions): Promise<Tool[]>;
   readonly serverRequests: ServerRequestHandlers;
   /** Hears a tool output schema that cannot be compiled (that tool's results then go unchecked). */
   report(error: Error): void;
 }
 
 /** The typed calls on `port`; `maxInputRounds` bounds the input-required rounds of one call (default DEFAULT_MAX_INPUT_ROUNDS). */
-export function serverFeatures(port: FeaturePort, { maxInputRounds }: { maxInputRounds?: number | undefined }): ServerFeatures {
+export function featureCalls(port: FeaturePort, { maxInputRounds }: { maxInputRounds?: number | undefined }): FeatureCalls {
   const toolOutputs = new ToolOutputChecks((error) => port.report(error));
 
   const listAll = async <L extends ListName>(list: L, options?: RequestOptions): Promise<ListItems[L][]> => {
@@ -105,7 +110,7 @@ export function serverFeatures(port: FeaturePort, { maxInputRounds }: { maxInput
       ...(options?.signal ? { signal: options.signal } : {}),
     });
 
-  const features: ServerFeatures = {
+  const features: FeatureCalls = {
     async listTools(options) {
       const tools = await listAll('tools', options);
       toolOutputs.learn(tools);
@@ -140,7 +145,7 @@ export function serverFeatures(port: FeaturePort, { maxInputRounds }: { maxInput
       return await port.request('tools/call', params, options);
     } catch (error) {
       if (!(error instanceof HttpStatusError) || error.rpcError?.code !== ErrorCode.HeaderMismatch) throw error;
-      await features.listTools(options);
+      await port.listTools(options);
       return port.request('tools/call', params, options);
     }
   };
