@@ -256,6 +256,8 @@ class RedisStreamBus implements RedisBus {
     writer
       .sendCommand(publishCommand(this.keys, this.maxLen, this.nodeId, entry.seq, entry.payload))
       .catch((cause: unknown) => {
+        // Closed meanwhile (close() ends the link under what is in flight): nothing is resent, and nobody is told.
+        if (this.current === 'closed') return;
         // The first failure of a live link says why; the others that were in flight with it follow it.
         if (this.actor.getSnapshot().matches('live')) {
           this.log(`mcp-actors redis bus ${this.nodeId}: publishing ${event.type} failed, resent once live again: ${messageOf(cause)}`);

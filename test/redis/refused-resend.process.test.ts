@@ -3,7 +3,7 @@
  * publish wrote nothing, so the node keeps no mark of its seq once it goes out under another (marks count events,
  * not refusals), and an entry later claiming that seq is not one the node sent.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RedisClientLike } from '../../src/redis/index.ts';
 import { StreamEntryError } from '../../src/redis/entry-errors.ts';
 import { isErrorReply } from '../../src/redis/connection.ts';
@@ -87,5 +87,31 @@ describe('Redis bus: publishes Redis refuses with an error reply', () => {
     expect(await writer.sendCommand(['GET', keys.ordinal])).toBe(next);
     const [[, fields]] = (await writer.sendCommand(['XRANGE', keys.events, '-', '+'])) as [[string, string[]]];
     expect(fields.slice(0, 2)).toEqual(['n', next]);
+  });
+
+  it('a refusal that comes after the bus closed is dropped: nothing is sent to its stopped actor', async () => {
+    const server = await redis();
+    const real = await client(server.url);
+    // The publish's reply, held until the test gives one: resolves with the function that rejects it.
+    let handOver: (reject: (error: unknown) => void) => void = () => {};
+    const handedOver = new Promise<(error: unknown) => void>((resolve) => (handOver = resolve));
+    const writer = withOverrides(real, {
+      sendCommand: (...[args, options]: Parameters<RedisClientLike['sendCommand']>) =>
+        isPublish(args) ? new Promise((_, reject) => handOver(reject)) : real.sendCommand(args, options),
+    });
+    const a = await node(writer);
+    await waitForHealth(a.bus, 'connected');
+    a.publish(updated('test://late'));
+    const refuse = await handedOver;
+    await a.bus.close();
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      refuse(await real.sendCommand(READONLY).catch((error: unknown) => error));
+      // The bus's catch runs in the microtasks that follow; every one of them runs before the next macrotask.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(warn.mock.calls.flat().join('\n')).not.toContain('stopped actor');
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
