@@ -56,6 +56,23 @@ async function httpServer(options: Parameters<typeof make.server>[0] = {}): Prom
 const isAck = (message: Message) => message.method === 'notifications/subscriptions/acknowledged';
 
 describe('legacy HTTP sessions', () => {
+  // The timers are the server's own (limits in milliseconds); the test waits for the channel's message, not for time.
+  it('publish a session that never confirmed initialization ending initialize_timeout', async () => {
+    const { url } = await httpServer({ limits: { initializeTimeoutMs: 50 } });
+    const sessions = record<ServerSessionTrace>(SERVER_SESSION_CHANNEL);
+    const session = await RawLegacySession.open(url, false);
+    const ended = await sessions.next((message) => message.event === 'ended');
+    expect(ended).toEqual({ event: 'ended', sessionId: session.id, era: 'legacy', transport: 'http', reason: { type: 'initialize_timeout', initializeMs: 50 } });
+  });
+
+  it('publish a session nothing held open ending idle_timeout', async () => {
+    const { url } = await httpServer({ limits: { sessionIdleMs: 50 } });
+    const sessions = record<ServerSessionTrace>(SERVER_SESSION_CHANNEL);
+    const session = await RawLegacySession.open(url);
+    const ended = await sessions.next((message) => message.event === 'ended');
+    expect(ended).toEqual({ event: 'ended', sessionId: session.id, era: 'legacy', transport: 'http', reason: { type: 'idle_timeout', idleMs: 50 } });
+  });
+
   it('publish their opening, then their end by DELETE', async () => {
     const { url } = await httpServer();
     const sessions = record<ServerSessionTrace>(SERVER_SESSION_CHANNEL);
