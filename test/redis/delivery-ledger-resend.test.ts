@@ -12,6 +12,19 @@ function ledger(): DeliveryLedger {
   return fresh;
 }
 
+/**
+ * Resends once live again, as the bus does: the queued own events `queued[i]` (event `ev(i + 1)`) each go out under a
+ * new seq, every one being below the highest sent. Returns the seqs they went out under.
+ */
+function resend(ledger: DeliveryLedger, queued: number[]): number[] {
+  return queued.map((seq, index) => {
+    const to = ledger.highestSent + 1;
+    ledger.restamp(seq, to);
+    ledger.sending(to, ev(index + 1));
+    return to;
+  });
+}
+
 describe('delivery ledger: own events resent under a new seq after a later one was read back', () => {
   it('one refused while a later one went through keeps its mark until its resend is read back', () => {
     // Sent 1 and 2; Redis refused 1 (applied at once) and carried out 2, read back (in the catch-up) before 1 is resent.
@@ -37,10 +50,7 @@ describe('delivery ledger: own events resent under a new seq after a later one w
     expect(both.accept(own(1, 1))).toEqual({ gap: false, apply: false });
     expect(both.accept(own(2, 2))).toEqual({ gap: false, apply: false });
     // Once live again: 1 is below the highest sent, so it goes as 3; 2 is then below 3 and goes as 4.
-    both.restamp(1, 3);
-    both.sending(3, ev(1));
-    both.restamp(2, 4);
-    both.sending(4, ev(2));
+    expect(resend(both, [1, 2])).toEqual([3, 4]);
     expect(both.accept(own(3, 3, ev(1)))).toEqual({ gap: false, apply: false });
     expect(both.accept(own(4, 4, ev(2)))).toEqual({ gap: false, apply: false });
     expect(both.awaitingOwn).toBe(0);
@@ -55,10 +65,7 @@ describe('delivery ledger: own events resent under a new seq after a later one w
     expect(read.accept(own(2, 2))).toEqual({ gap: false, apply: true });
     expect(read.applyOwnAtOnce(1, ev(1))).toBe(false);
     expect(read.applyOwnAtOnce(2, ev(2))).toBe(false);
-    read.restamp(1, 3);
-    read.sending(3, ev(1));
-    read.restamp(2, 4);
-    read.sending(4, ev(2));
+    expect(resend(read, [1, 2])).toEqual([3, 4]);
     expect(read.accept(own(3, 3, ev(1)))).toEqual({ gap: false, apply: false });
     expect(read.accept(own(4, 4, ev(2)))).toEqual({ gap: false, apply: false });
     expect(read.awaitingOwn).toBe(0);
@@ -109,17 +116,11 @@ describe('delivery ledger: own events resent under a new seq after a later one w
 });
 
 /**
- * One round of resends once live again, as the bus does it: the queued own events `queued[i]` (event `ev(i + 1)`) each
- * go out under a new seq, every one being below the highest sent; then Redis refuses each with an error reply
- * (`refused`), or the link drops with every answer lost (`unanswered`). Returns the seqs they went out under.
+ * One round of `resend`; then Redis refuses each with an error reply (`refused`), or the link drops with every answer
+ * lost (`unanswered`). Returns the seqs they went out under.
  */
 function resendRound(ledger: DeliveryLedger, queued: number[], outcome: 'refused' | 'unanswered'): number[] {
-  const resent = queued.map((seq, index) => {
-    const to = ledger.highestSent + 1;
-    ledger.restamp(seq, to);
-    ledger.sending(to, ev(index + 1));
-    return to;
-  });
+  const resent = resend(ledger, queued);
   resent.forEach((seq, index) => {
     if (outcome === 'refused') ledger.refused(seq);
     expect(ledger.applyOwnAtOnce(seq, ev(index + 1))).toBe(false);
