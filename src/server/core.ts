@@ -19,7 +19,7 @@ import { DEFAULT_LIMITS, type ServerLimits } from './limits.ts';
 import { listenStreamMachine } from '../../machines/listen-stream.machine.ts';
 import { sharedStepsLogic } from './listen-stream-logic.ts';
 import type { Inspector } from '../runtime/actor-options.ts';
-import { ListenStream, type StreamEndReason, type StreamOwner } from './listen-stream.ts';
+import { ListenStream, type StreamEndReason, type StreamOwner, type StreamTransport } from './listen-stream.ts';
 import type { Outbox } from './outbox.ts';
 import { Registry } from './registry.ts';
 import { newRequestStateKey, RequestStateSealer } from './request-state.ts';
@@ -158,15 +158,14 @@ export class ServerCore implements StreamOwner {
 
   /**
    * Opens a listen stream writing into `outbox` and indexes it once it is
-   * acknowledged; `owner` (the `transport` serving it) hears when it has
+   * acknowledged; `owner`, the transport serving it, hears when it has
    * ended. Throws as `assertRoomForStream` does.
    */
-  openStream(id: RequestId, honored: NotificationFilter, outbox: Outbox, owner: StreamOwner, transport: ServerTransport): ListenStream {
+  openStream(id: RequestId, honored: NotificationFilter, outbox: Outbox, owner: StreamTransport): ListenStream {
     this.assertRoomForStream();
     const stream = new ListenStream({
       id,
       honored,
-      transport,
       outbox,
       maxPending: this.limits.maxPendingPerStream,
       maxPendingBytes: this.limits.maxPendingBytesPerStream,

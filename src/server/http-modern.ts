@@ -148,6 +148,7 @@ function openListenStream(
   const stopKeepAlive = keepAlive(res, outbox, keepAliveMs);
   const cancel = () => stream.cancel();
   const stream = core.openStream(request.id, honored, outbox, {
+    kind: 'http',
     streamEnded: (_stream, reason) => {
       stopKeepAlive();
       res.off('close', cancel);
@@ -156,7 +157,7 @@ function openListenStream(
       if (reason.type === 'completed' || reason.type === 'slow_consumer') res.end();
       else res.destroy();
     },
-  }, 'http');
+  });
   res.on('close', cancel);
   streams.add(stream, res);
 }

@@ -36,13 +36,16 @@ export interface StreamOwner {
   streamEnded(stream: ListenStream, reason: StreamEndReason): void;
 }
 
+/** The transport that opened a stream: told when it ends, and named on the stream channel (lifecycle-trace.ts). */
+export interface StreamTransport extends StreamOwner {
+  readonly kind: ServerTransport;
+}
+
 
 /** What one stream is opened with. */
 export interface ListenStreamOptions {
   id: RequestId;
   honored: NotificationFilter;
-  /** What serves it, for the stream channel (lifecycle-trace.ts). */
-  transport: ServerTransport;
   outbox: Outbox;
   maxPending: number;
   maxPendingBytes: number;
@@ -52,7 +55,7 @@ export interface ListenStreamOptions {
   /** Told first when the stream ends: the server core, which unindexes it. */
   core: StreamOwner;
   /** Told next: the transport that opened it. */
-  owner: StreamOwner;
+  owner: StreamTransport;
   inspect?: Inspector | undefined;
 }
 
@@ -62,14 +65,13 @@ type Snapshot = SnapshotFrom<typeof listenStreamMachine>;
 export class ListenStream implements Audience, LaneOwner, LeanActorHost<typeof listenStreamMachine> {
   readonly id: RequestId;
   readonly honored: NotificationFilter;
-  readonly transport: ServerTransport;
   /** For the LeanActor: where its inspection events go (none by default). */
   readonly inspect: Inspector | undefined;
   private readonly metaJson: string;
   private readonly outbox: Outbox;
   private readonly lane: Lane;
   private readonly core: StreamOwner;
-  private readonly owner: StreamOwner;
+  private readonly owner: StreamTransport;
   private readonly actor: LeanActor<typeof listenStreamMachine>;
   private open = false;
   private reason: StreamEndReason | undefined;
@@ -79,7 +81,6 @@ export class ListenStream implements Audience, LaneOwner, LeanActorHost<typeof l
   constructor(options: ListenStreamOptions) {
     this.id = options.id;
     this.honored = options.honored;
-    this.transport = options.transport;
     this.inspect = options.inspect;
     this.metaJson = `{${JSON.stringify(MetaKey.subscriptionId)}:${JSON.stringify(options.id)}}`;
     this.outbox = options.outbox;
@@ -88,6 +89,11 @@ export class ListenStream implements Audience, LaneOwner, LeanActorHost<typeof l
     this.owner = options.owner;
     this.actor = new LeanActor(options.logic, { finishTimeoutMs: options.finishTimeoutMs }, this);
     this.actor.start();
+  }
+
+  /** What serves it: its owner's kind. */
+  get transport(): ServerTransport {
+    return this.owner.kind;
   }
 
   /** Writes the acknowledgment, the stream's first message, then opens it for events. */

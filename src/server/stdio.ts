@@ -30,7 +30,7 @@ import type { LegacySession } from './legacy-session.ts';
 import { routeLegacy } from './legacy-router.ts';
 import { LineSplitter } from '../transport/line-splitter.ts';
 import { InputGate } from './input-gate.ts';
-import type { ListenStream, StreamOwner } from './listen-stream.ts';
+import type { ListenStream, StreamTransport } from './listen-stream.ts';
 import { routeListen, routeModern } from './modern-router.ts';
 import { errorFrame, refusalFrame, resultFrame, type Outcome } from './outcome.ts';
 import { Outbox, type QueueOverflow } from './outbox.ts';
@@ -92,7 +92,7 @@ export class StdioConnection implements StdioConnectionHandle {
   private readonly inflight = new Map<string, AbortController>();
   private readonly streams = new Map<string, ListenStream>();
   /** One for all of this connection's streams: an ended stream leaves the table. */
-  private readonly streamOwner: StreamOwner = { streamEnded: (stream) => this.streams.delete(requestKey(stream.id)) };
+  private readonly streamOwner: StreamTransport = { kind: 'stdio', streamEnded: (stream) => this.streams.delete(requestKey(stream.id)) };
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private resolveClosed!: () => void;
@@ -290,7 +290,7 @@ export class StdioConnection implements StdioConnectionHandle {
       return;
     }
     try {
-      const stream = this.core.openStream(id, honored, this.outbox, this.streamOwner, 'stdio');
+      const stream = this.core.openStream(id, honored, this.outbox, this.streamOwner);
       this.streams.set(key, stream);
     } catch (error) {
       this.outbox.answer(errorFrame(id, error as WireError));

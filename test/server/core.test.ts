@@ -31,7 +31,7 @@ it('runs each listen stream as an actor the inspector sees, writing its completi
   const sink = { write: (chunk: string) => (written.push(chunk), true), once: () => undefined };
   const outbox = new Outbox(sink, (json) => `${json}\n`, 16);
   const ended: StreamEndReason[] = [];
-  const stream = core.openStream('l1', { toolsListChanged: true }, outbox, { streamEnded: (_stream, reason) => ended.push(reason) }, 'stdio');
+  const stream = core.openStream('l1', { toolsListChanged: true }, outbox, { kind: 'stdio', streamEnded: (_stream, reason) => ended.push(reason) });
   expect(core.streams.size).toBe(1);
   expect(await stream.complete()).toEqual({ type: 'completed' });
   expect(ended).toEqual([{ type: 'completed' }]);
